@@ -1,0 +1,140 @@
+// Llama 3 decode step: one token in, f32 logits and the greedy next token out.
+// Weights are read by their Hugging Face LlamaForCausalLM safetensors names; the layer logic is
+// std.llama (generic over shapes), this file holds the configurations, the storage and the step.
+//
+//   mkdsl build examples/llama.mk                        # Llama-3.2-1B (the first config)
+//   mkdsl build examples/llama.mk --config llama_3_8b    # Llama-3-8B
+//   mkdsl build examples/llama.mk --config tiny          # the test model (examples/llama_tiny.mk)
+import std.embed;
+import std.llama;
+
+/// Llama-3.2-1B (meta-llama/Llama-3.2-1B), the default configuration.
+config llama_3_2_1b {
+    /// Vocabulary size (rows of the embedding and of the LM head).
+    vocab = 128_256;
+    /// Hidden size.
+    hidden = 2048;
+    /// Number of decoder layers.
+    layers = 16;
+    /// Query heads.
+    heads = 32;
+    /// Key/value heads (grouped-query attention: heads / kv_heads query heads share one).
+    kv_heads = 8;
+    /// Size of one attention head.
+    head_dim = 64;
+    /// MLP intermediate size.
+    ffn = 8192;
+    /// RoPE base.
+    rope_theta = 500000.0;
+    /// llama3 RoPE scaling (rope_scaling in config.json); 1.0 turns it off.
+    rope_factor = 32.0;
+    /// llama3 RoPE scaling: low_freq_factor.
+    rope_low_freq = 1.0;
+    /// llama3 RoPE scaling: high_freq_factor.
+    rope_high_freq = 4.0;
+    /// llama3 RoPE scaling: original_max_position_embeddings.
+    rope_orig_ctx = 8192.0;
+    /// RMSNorm epsilon.
+    rms_eps = 1e-5;
+    /// KV-cache length: positions 0 .. max_seq - 1.
+    max_seq = 4096;
+    /// Tuning: weight rows per task (the R of every tiled/interleave layout); divides head_dim / 2.
+    tile_rows = 16;
+    /// Tuning: vocabulary rows per LM-head task (its layout's R); one argmax partial per task.
+    lm_head_rows = 32;
+    /// Tuning: K columns per inner step of every matvec; divides hidden, heads * head_dim and ffn.
+    k_chunk = 512;
+    /// Tuning: attention split-K parts per query head.
+    attn_splits = 4;
+    /// Tuning: cache positions per attention chunk; divides max_seq.
+    attn_chunk = 64;
+}
+
+/// Llama-3-8B (meta-llama/Meta-Llama-3-8B): wider, deeper, no RoPE scaling, untied LM head.
+config llama_3_8b : llama_3_2_1b {
+    hidden = 4096;
+    layers = 32;
+    head_dim = 128;
+    ffn = 14336;
+    rope_factor = 1.0;
+    max_seq = 8192;
+}
+
+/// Tiny Llama for tests (same structure, random weights).
+config tiny : llama_3_2_1b {
+    vocab = 256;
+    hidden = 64;
+    layers = 2;
+    heads = 4;
+    kv_heads = 2;
+    head_dim = 16;
+    ffn = 128;
+    rope_factor = 1.0;
+    max_seq = 64;
+    tile_rows = 8;
+    lm_head_rows = 8;
+    k_chunk = 64;
+    attn_splits = 2;
+    attn_chunk = 16;
+}
+
+static_assert(heads % kv_heads == 0, "heads must be a multiple of kv_heads");
+static_assert(head_dim % (2 * tile_rows) == 0, "tile_rows must divide head_dim / 2 (RoPE pairs stay in one task)");
+static_assert(max_seq % attn_chunk == 0, "attn_chunk must divide max_seq");
+
+/// Token embedding table (row-major: the lookup reads one contiguous row).
+weight embed_tokens: bf16[vocab, hidden] = "model.embed_tokens.weight";
+
+/// Per-layer weights and KV cache.
+group layer[l in 0 .. layers] {
+    /// RMSNorm gain before attention.
+    weight input_norm: bf16[hidden] = "model.layers.{l}.input_layernorm.weight";
+    /// q, k and v projections, concatenated along rows: one op computes all three.
+    weight qkv: bf16[(heads + 2 * kv_heads) * head_dim, hidden] tiled(tile_rows, hidden) = [
+        "model.layers.{l}.self_attn.q_proj.weight",
+        "model.layers.{l}.self_attn.k_proj.weight",
+        "model.layers.{l}.self_attn.v_proj.weight",
+    ];
+    /// Attention output projection.
+    weight o_proj: bf16[hidden, heads * head_dim] tiled(tile_rows, heads * head_dim) =
+        "model.layers.{l}.self_attn.o_proj.weight";
+    /// RMSNorm gain before the MLP.
+    weight post_norm: bf16[hidden] = "model.layers.{l}.post_attention_layernorm.weight";
+    /// gate_proj and up_proj rows interleaved in tile_rows blocks: one task reads both.
+    weight gate_up: bf16[2 * ffn, hidden] interleave(tile_rows) = [
+        "model.layers.{l}.mlp.gate_proj.weight",
+        "model.layers.{l}.mlp.up_proj.weight",
+    ];
+    /// MLP down projection.
+    weight down: bf16[hidden, ffn] tiled(tile_rows, ffn) = "model.layers.{l}.mlp.down_proj.weight";
+    /// Keys of positions 0 .. max_seq - 1, per KV head (rotated).
+    state k_cache: bf16[kv_heads, max_seq, head_dim];
+    /// Values of positions 0 .. max_seq - 1, per KV head.
+    state v_cache: bf16[kv_heads, max_seq, head_dim];
+}
+
+/// Final RMSNorm gain.
+weight final_norm: bf16[hidden] = "model.norm.weight";
+
+/// LM head. Tied vs untied: Llama-3.2-1B ties it to the embedding (tie_word_embeddings = true, its
+/// checkpoint has no "lm_head.weight"); Llama-3-8B has its own. A weight's source is a literal, so
+/// the model names "lm_head.weight" and the runtime falls back to "model.embed_tokens.weight" when
+/// a checkpoint has no "lm_head.weight" (transformers' tying rule). It is declared apart from
+/// embed_tokens because it is repacked to a row-tiled layout.
+weight lm_head: bf16[vocab, hidden] tiled(lm_head_rows, hidden) = "lm_head.weight";
+
+/// One decode step: embed `token`, run every layer at position `pos` (appending its k and v to the
+/// caches), and return the f32 logits and the greedy next token. `pos` must be in [0, max_seq).
+step decode(token: i32, pos: i32) -> (logits: f32[vocab], next: i32) {
+    var x: bf16[hidden] = embed(embed_tokens, token);
+    for l in 0 .. layers {
+        x = llama_block(x, pos,
+            layer[l].input_norm, layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
+            layer[l].o_proj, layer[l].post_norm, layer[l].gate_up, layer[l].down,
+            R = tile_rows, NS = attn_splits, C = k_chunk, AC = attn_chunk, eps = rms_eps,
+            theta = rope_theta, rope_factor = rope_factor, rope_low = rope_low_freq,
+            rope_high = rope_high_freq, rope_orig = rope_orig_ctx);
+    }
+    let (lg, nx) = llama_head(x, final_norm, lm_head, R = lm_head_rows, C = k_chunk, eps = rms_eps);
+    return (lg, nx);
+}

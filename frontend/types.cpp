@@ -1,0 +1,230 @@
+#include "frontend/types.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "frontend/ast.h"
+
+namespace mk {
+
+Poly Poly::constant(int64_t v) {
+  Poly p;
+  if (v != 0) p.terms_[{}] = v;
+  return p;
+}
+
+Poly Poly::symbol(const std::string& name) {
+  Poly p;
+  p.terms_[{name}] = 1;
+  return p;
+}
+
+bool Poly::isConstant() const { return terms_.empty() || (terms_.size() == 1 && terms_.begin()->first.empty()); }
+
+int64_t Poly::value() const { return terms_.empty() ? 0 : terms_.begin()->second; }
+
+std::string Poly::str() const {
+  if (terms_.empty()) return "0";
+  std::string out;
+  // Print higher-degree terms first and the constant last: "2 * N + 1".
+  std::vector<std::pair<Monomial, int64_t>> ts(terms_.begin(), terms_.end());
+  std::stable_sort(ts.begin(), ts.end(), [](auto& a, auto& b) { return a.first.size() > b.first.size(); });
+  for (size_t i = 0; i < ts.size(); ++i) {
+    auto [mono, c] = ts[i];
+    bool neg = c < 0;
+    uint64_t mag = neg ? 0 - static_cast<uint64_t>(c) : static_cast<uint64_t>(c);
+    if (i == 0) out += neg ? "-" : "";
+    else out += neg ? " - " : " + ";
+    std::string m;
+    for (const auto& s : mono) m += (m.empty() ? "" : " * ") + s;
+    if (mono.empty()) out += std::to_string(mag);
+    else if (mag == 1) out += m;
+    else out += std::to_string(mag) + " * " + m;
+  }
+  return out;
+}
+
+std::optional<Poly> Poly::add(const Poly& a, const Poly& b) {
+  Poly r = a;
+  for (auto& [m, c] : b.terms_) {
+    int64_t& slot = r.terms_[m];
+    if (__builtin_add_overflow(slot, c, &slot)) return std::nullopt;
+    if (slot == 0) r.terms_.erase(m);
+  }
+  return r;
+}
+
+std::optional<Poly> Poly::sub(const Poly& a, const Poly& b) {
+  Poly nb;
+  for (auto& [m, c] : b.terms_) {
+    if (c == INT64_MIN) return std::nullopt;
+    nb.terms_[m] = -c;
+  }
+  return add(a, nb);
+}
+
+std::optional<Poly> Poly::mul(const Poly& a, const Poly& b) {
+  Poly r;
+  for (auto& [ma, ca] : a.terms_)
+    for (auto& [mb, cb] : b.terms_) {
+      Monomial m = ma;
+      m.insert(m.end(), mb.begin(), mb.end());
+      std::sort(m.begin(), m.end());
+      int64_t prod;
+      if (__builtin_mul_overflow(ca, cb, &prod)) return std::nullopt;
+      int64_t& slot = r.terms_[m];
+      if (__builtin_add_overflow(slot, prod, &slot)) return std::nullopt;
+      if (slot == 0) r.terms_.erase(m);
+    }
+  return r;
+}
+
+std::optional<Poly> Poly::div(const Poly& a, const Poly& b) {
+  if (b.isConstant()) {
+    int64_t d = b.value();
+    if (d == 0) return std::nullopt;
+    if (a.isConstant()) {
+      if (a.value() == INT64_MIN && d == -1) return std::nullopt;
+      return constant(a.value() / d);
+    }
+    bool exact = std::all_of(a.terms_.begin(), a.terms_.end(), [&](auto& t) { return t.second % d == 0; });
+    if (exact) {
+      Poly r;
+      for (auto& [m, c] : a.terms_) r.terms_[m] = c / d;
+      return r;
+    }
+  } else if (a == b) {
+    return constant(1);
+  }
+  return symbol("(" + a.str() + " / " + b.str() + ")");
+}
+
+std::optional<Poly> Poly::mod(const Poly& a, const Poly& b) {
+  if (b.isConstant()) {
+    int64_t d = b.value();
+    if (d == 0) return std::nullopt;
+    if (a.isConstant()) {
+      if (d == -1) return constant(0);
+      return constant(a.value() % d);
+    }
+    bool exact = std::all_of(a.terms_.begin(), a.terms_.end(), [&](auto& t) { return t.second % d == 0; });
+    if (exact) return constant(0);
+  } else if (a == b) {
+    return constant(0);
+  }
+  return symbol("(" + a.str() + " % " + b.str() + ")");
+}
+
+std::optional<Poly> Poly::substitute(const std::map<std::string, Poly>& env) const {
+  Poly r;
+  for (auto& [m, c] : terms_) {
+    std::optional<Poly> term = constant(c);
+    for (const auto& s : m) {
+      auto it = env.find(s);
+      Poly f = it != env.end() ? it->second : symbol(s);
+      term = mul(*term, f);
+      if (!term) return std::nullopt;
+    }
+    auto sum = add(r, *term);
+    if (!sum) return std::nullopt;
+    r = *sum;
+  }
+  return r;
+}
+
+const char* dtypeName(DType t) {
+  switch (t) {
+    case DType::BF16: return "bf16";
+    case DType::F16: return "f16";
+    case DType::F32: return "f32";
+    case DType::I32: return "i32";
+    case DType::Bool: return "bool";
+  }
+  return "?";
+}
+
+std::optional<DType> parseDType(std::string_view n) {
+  if (n == "bf16") return DType::BF16;
+  if (n == "f16") return DType::F16;
+  if (n == "f32") return DType::F32;
+  if (n == "i32") return DType::I32;
+  if (n == "bool") return DType::Bool;
+  return std::nullopt;
+}
+
+bool isFloat(DType t) { return t == DType::BF16 || t == DType::F16 || t == DType::F32; }
+
+unsigned dtypeBytes(DType t) {
+  switch (t) {
+    case DType::BF16:
+    case DType::F16: return 2;
+    case DType::Bool: return 1;
+    default: return 4;
+  }
+}
+
+std::string shapeStr(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + s[i].value.str();
+  return out + "]";
+}
+
+const char* layoutKindName(Layout::Kind k) {
+  switch (k) {
+    case Layout::RowMajor: return "row_major";
+    case Layout::ColMajor: return "col_major";
+    case Layout::Tiled: return "tiled";
+    case Layout::Interleave: return "interleave";
+    case Layout::Padded: return "padded";
+    case Layout::Swizzle: return "swizzle";
+  }
+  return "?";
+}
+
+std::string Layout::str() const {
+  std::string s = layoutKindName(kind);
+  if (args.empty()) return s;
+  s += "(";
+  for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i].str();
+  return s + ")";
+}
+
+const char* storageName(Storage s) {
+  switch (s) {
+    case Storage::Weight: return "weight";
+    case Storage::State: return "state";
+    case Storage::Activation: return "activation";
+    case Storage::OpParam: return "parameter";
+    case Storage::OpResult: return "op result";
+    case Storage::StepInput: return "step input";
+  }
+  return "?";
+}
+
+std::string tyStr(const Ty& t) {
+  switch (t.kind) {
+    case TyKind::Error: return "<error>";
+    case TyKind::Int: return "compile-time int";
+    case TyKind::Float: return "compile-time float";
+    case TyKind::Bool: return "compile-time bool";
+    case TyKind::Scalar: return dtypeName(t.dtype);
+    case TyKind::Tile: return std::string(dtypeName(t.dtype)) + shapeStr(t.shape);
+    case TyKind::Tensor: {
+      std::string s = std::string(dtypeName(t.dtype)) + (t.shape.empty() ? "" : shapeStr(t.shape));
+      if (t.layout.kind != Layout::RowMajor) s += " " + t.layout.str();
+      return s;
+    }
+    case TyKind::GroupArray: return "group '" + (t.group ? t.group->name.name : std::string()) + "'";
+    case TyKind::GroupElem: return (t.group ? t.group->name.name : std::string()) + " element";
+    case TyKind::Tuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < t.elems.size(); ++i) s += (i ? ", " : "") + tyStr(t.elems[i]);
+      return s + ")";
+    }
+    case TyKind::Void: return "no value";
+  }
+  return "?";
+}
+
+}  // namespace mk

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Set-up: installs the packages the build needs (apt, only those missing), then configures and
+# builds the project into build/ (Ninja, RelWithDebInfo). Safe to run any number of times; prints
+# nothing about packages when they are all there.
+#
+# Environment: MK_JOBS=N  parallel build jobs (default: ninja's own choice)
+set -euo pipefail
+
+# Debian 12 packages. Later work adds to this list (e.g. llvm-19-dev lld-19).
+PACKAGES=(
+  build-essential cmake ninja-build
+  antlr4 libantlr4-runtime-dev   # parser generator (4.7.2 tool) and C++ runtime (4.9)
+  libfmt-dev doctest-dev
+  clang-19 libclang-rt-19-dev     # sanitizer and libFuzzer builds (scripts/test.sh)
+)
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null || true)
+  [[ $status == ii* ]] || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    if ! command -v sudo >/dev/null; then
+      echo "setup: missing packages (${missing[*]}) and not root, and sudo is not installed" >&2
+      exit 1
+    fi
+    sudo=(sudo)
+  fi
+  echo "setup: installing ${missing[*]}"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+fi
+
+jobs=()
+[[ -n ${MK_JOBS:-} ]] && jobs=(-j "$MK_JOBS")
+
+# A build/ configured with another generator cannot be reused by Ninja.
+if [[ -f build/CMakeCache.txt ]] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' build/CMakeCache.txt; then
+  echo "setup: build/ was configured with another generator; reconfiguring from scratch"
+  rm -rf build
+fi
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON --log-level=WARNING
+ninja -C build "${jobs[@]}"

@@ -1,0 +1,33 @@
+// std.linear: matrix-vector products for batch-1 decode (y = W x, W row-tiled).
+
+/// Plain matvec `y = W x`: bf16 weights and input, f32 accumulation, bf16 result.
+/// One task per R rows of `w` (pre-tiled R x K so a task's rows are one contiguous block),
+/// walking K in chunks of C.
+/// Tuning: R (rows per task) is the weight's `tiled(R, K)` R: pass `R = ...` unless it is 16;
+/// `C` (K chunk) must divide K.
+op matvec<N, K, R = 16, C = 512>(w: bf16[N, K] tiled(R, K), x: bf16[K]) -> y: bf16[N]
+    tasks t in N / R {
+    static_assert(K % C == 0, "matvec: the K chunk C must divide K");
+    var acc: f32[R];
+    for k in 0 .. K by C {
+        acc += rowdot(load w[t * R : +R, k : +C], load x[k : +C]);
+    }
+    store y[t * R : +R] = acc as bf16;
+}
+
+/// Matvec with a residual add in the epilogue: `y = residual + W x`, in Hugging Face order:
+/// the matvec result is rounded to bf16 first, then added to the bf16 residual and rounded again.
+/// Used for the attention output projection and the MLP down projection.
+/// Tuning: R (rows per task) is the weight's `tiled(R, K)` R: pass `R = ...` unless it is 16;
+/// `C` (K chunk) must divide K.
+op matvec_residual<N, K, R = 16, C = 512>(w: bf16[N, K] tiled(R, K), x: bf16[K], residual: bf16[N]) -> y: bf16[N]
+    tasks t in N / R {
+    static_assert(K % C == 0, "matvec_residual: the K chunk C must divide K");
+    var acc: f32[R];
+    for k in 0 .. K by C {
+        acc += rowdot(load w[t * R : +R, k : +C], load x[k : +C]);
+    }
+    let wx = (acc as bf16) as f32;
+    let res = (load residual[t * R : +R]) as f32;
+    store y[t * R : +R] = (res + wx) as bf16;
+}

@@ -1,0 +1,60 @@
+// std.llama: composition of the Llama decoder (transformers' LlamaForCausalLM) for one decode token.
+// Generic over every shape: the model file passes its per-layer weights and caches as tensors
+// (a group type is only visible in the root file, so it cannot be a parameter here).
+//
+// Weights, as this module expects them (names are the model file's choice):
+//   attn_norm, mlp_norm: bf16[D]                     input_layernorm, post_attention_layernorm
+//   w_qkv:     bf16[(H + 2*KVH) * Dh, D] tiled(R, D)   [q_proj; k_proj; v_proj] concatenated rows
+//   w_o:       bf16[D, H * Dh] tiled(R, H * Dh)        o_proj
+//   w_gate_up: bf16[2 * F, D] interleave(R)           [gate_proj, up_proj] interleaved
+//   w_down:    bf16[D, F] tiled(R, F)                  down_proj
+//   k_cache, v_cache: state bf16[KVH, S, Dh]
+import std.rope;
+import std.attention;
+import std.linear;
+import std.mlp;
+import std.sampling;
+
+/// One Llama decoder layer for the token at position `pos`; returns the new hidden state.
+///   q = rope(norm(x) Wq); k, v = rope(norm(x) Wk), norm(x) Wv -> caches at pos   (qkv_rope_append)
+///   a = GQA attention over cache positions 0 .. pos, split-K in NS parts       (attention_partial/_combine)
+///   h = x + a Wo^T                                                              (matvec_residual)
+///   y = h + (silu(norm(h) Wgate) * norm(h) Wup) Wdown^T                         (rmsnorm_swiglu, matvec_residual)
+/// Tuning: `R` rows per task, the R of every weight layout (layout arguments are not inferred:
+/// pass it unless it is 16), `NS` attention splits, `C` K chunk of the projections (must divide
+/// D, H * Dh and F), `AC` positions per attention chunk (must divide S). Model constants: `eps` (rms_norm_eps),
+/// `theta` (rope_theta) and the optional llama3 RoPE scaling (`rope_factor` = 1.0 disables it).
+fn llama_block<D, QD, KVH, S, Dh, F,
+    R = 16, NS = 4, C = 512, AC = 64, eps: float = 1e-5, theta: float = 500000.0,
+    rope_factor: float = 1.0, rope_low: float = 1.0, rope_high: float = 4.0,
+    rope_orig: float = 8192.0>(
+    x: bf16[D], pos: i32,
+    attn_norm: bf16[D],
+    w_qkv: bf16[QD + 2 * KVH * Dh, D] tiled(R, D),
+    k_cache: inout bf16[KVH, S, Dh],
+    v_cache: inout bf16[KVH, S, Dh],
+    w_o: bf16[D, QD] tiled(R, QD),
+    mlp_norm: bf16[D],
+    w_gate_up: bf16[2 * F, D] interleave(R),
+    w_down: bf16[D, F] tiled(R, F)) -> bf16[D] {
+    let q = qkv_rope_append(w_qkv, attn_norm, x, pos, k_cache, v_cache, R = R, C = C, eps = eps,
+        theta = theta, rope_factor = rope_factor, rope_low = rope_low,
+        rope_high = rope_high, rope_orig = rope_orig);
+    let (pm, pl, pacc) = attention_partial(q, k_cache, v_cache, pos, NS = NS, C = AC);
+    let a = attention_combine(pm, pl, pacc);
+    let h = matvec_residual(w_o, a, x, R = R, C = C);
+    let act = rmsnorm_swiglu(w_gate_up, mlp_norm, h, R = R, C = C, eps = eps);
+    let y = matvec_residual(w_down, act, h, R = R, C = C);
+    return y;
+}
+
+/// The model head: final RMSNorm fused into the LM head matvec, f32 logits (bf16-rounded values,
+/// like transformers), and the greedy next token (first index of the max logit).
+/// Tuning: `R` rows per task, the R of the LM head's `tiled(R, D)` layout (pass it unless it is 16);
+/// `C` K chunk (must divide D).
+fn llama_head<V, D, R = 16, C = 512, eps: float = 1e-5>(x: bf16[D], norm: bf16[D], w: bf16[V, D] tiled(R, D))
+    -> (logits: f32[V], next: i32) {
+    let (lg, part_max, part_idx) = rmsnorm_lm_head_argmax(w, norm, x, R = R, C = C, eps = eps);
+    let nx = argmax_final(part_max, part_idx);
+    return (lg, nx);
+}

@@ -1,0 +1,37 @@
+// std.norm: RMSNorm, standalone and fused into a matvec consumer.
+//
+// Numerics follow Hugging Face LlamaRMSNorm:
+//   h = x.float(); h = h * rsqrt(mean(h * h) + eps); out = g * h.to(bf16)
+// where the last product is of two bf16 values, rounded to bf16. The product of two bf16 values is
+// exact in f32, so `((g as f32) * (h as bf16 as f32)) as bf16` is that rounding, spelled out.
+// Consumers recompute the norm per task (the hidden vector is tiny) instead of waiting on a
+// separate norm op; the same few lines appear in every norm-fused op (std.rope, std.mlp,
+// std.sampling) because op bodies cannot call helpers.
+
+/// Standalone RMSNorm of a whole vector: `y = g * bf16(x * rsqrt(mean(x^2) + eps))`, one task.
+/// Prefer the fused forms (`rmsnorm_matvec` and friends) inside a model: they avoid a sync point.
+op rmsnorm<K, eps: float = 1e-5>(x: bf16[K], norm: bf16[K]) -> y: bf16[K]
+    tasks t in 1 {
+    let xf = (load x[0 : +K]) as f32;
+    let inv = rsqrt(mean(xf * xf) + eps);
+    store y[0 : +K] = (((load norm[0 : +K]) as f32) * (((xf * inv) as bf16) as f32)) as bf16;
+}
+
+/// RMSNorm fused into a matvec: `y = W * rmsnorm(x, norm)`, bf16 result, f32 accumulation.
+/// Every task loads the whole hidden vector `x`, normalises it, then dot-products its R rows of
+/// `w` (pre-tiled R x K so a task's rows are contiguous) with it, C columns at a time.
+/// Tuning: R (rows per task) is the weight's `tiled(R, K)` R: pass `R = ...` unless it is 16;
+/// `C` (K chunk) must divide K.
+op rmsnorm_matvec<N, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[N, K] tiled(R, K), norm: bf16[K], x: bf16[K])
+    -> y: bf16[N]
+    tasks t in N / R {
+    static_assert(K % C == 0, "rmsnorm_matvec: the K chunk C must divide K");
+    let xf = (load x[0 : +K]) as f32;
+    let inv = rsqrt(mean(xf * xf) + eps);
+    let xn = (((load norm[0 : +K]) as f32) * (((xf * inv) as bf16) as f32)) as bf16;
+    var acc: f32[R];
+    for k in 0 .. K by C {
+        acc += rowdot(load w[t * R : +R, k : +C], xn[k : +C]);
+    }
+    store y[t * R : +R] = acc as bf16;
+}

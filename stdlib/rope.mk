@@ -1,0 +1,88 @@
+// std.rope: the attention input projection with RMSNorm, rotary embedding and KV-cache append
+// fused into it (the "QKV epilogue").
+//
+// RoPE uses the Hugging Face rotate_half convention. For a head vector q of size Dh, half = Dh/2:
+//   out[:half] = q[:half] * cos - q[half:] * sin
+//   out[half:] = q[half:] * cos + q[:half] * sin
+// with angle[i] = pos * inv_freq[i], inv_freq[i] = 1 / theta^(2i / Dh) (i in 0 .. half), computed in
+// f32 like transformers' `1.0 / (base ** (arange(0, dim, 2).float() / dim))`. q and k are rounded to
+// bf16 (the projection's output dtype) before the rotation; the rotation itself is done in f32 and
+// rounded to bf16 once.
+//
+// Optional "llama3" frequency scaling (Llama 3.1 / 3.2 checkpoints, transformers'
+// `_compute_llama3_parameters`): with rope_factor != 1.0, wavelengths 2*pi / inv_freq longer than
+// rope_orig / rope_low are divided by rope_factor, those shorter than rope_orig / rope_high are
+// kept, and those in between are smoothly interpolated. rope_factor = 1.0 (the default) disables it
+// and leaves the plain formula above bit for bit.
+
+/// Fused attention input stage for one token: RMSNorm of `x`, the Q, K and V projections from one
+/// row-concatenated weight `w` = [q_proj; k_proj; v_proj] (rows (H + 2*KVH) * Dh), RoPE on q and k,
+/// and the append of k and v at position `pos` into the caches (shaped [KVH, S, Dh]).
+/// Returns the rotated query, bf16[H * Dh] (head-major). H is derived from the weight's rows.
+/// Task (h, j) owns head h (q heads 0..H, then k heads, then v heads) and the rotation pairs
+/// j*R .. j*R+R: it computes rows j*R.. and half + j*R.. of the head, so both halves of every
+/// rotate_half pair are in one task. `pos` must be in [0, S).
+/// Tuning: R (rows per task) is the weight's `tiled(R, K)` R (pass `R = ...` unless it is 16) and
+/// must divide Dh / 2; `C` (K chunk) must divide K.
+op qkv_rope_append<N, K, KVH, S, Dh, R = 16, C = 512, eps: float = 1e-5, theta: float = 500000.0,
+    rope_factor: float = 1.0, rope_low: float = 1.0, rope_high: float = 4.0,
+    rope_orig: float = 8192.0>(
+    w: bf16[N, K] tiled(R, K), norm: bf16[K], x: bf16[K], pos: i32,
+    k_cache: inout bf16[KVH, S, Dh], v_cache: inout bf16[KVH, S, Dh])
+    -> q: bf16[N - 2 * KVH * Dh]
+    tasks h in N / Dh, j in Dh / 2 / R {
+    static_assert(N % Dh == 0, "qkv_rope_append: weight rows must be a whole number of heads");
+    static_assert(N / Dh > 2 * KVH, "qkv_rope_append: weight rows must hold q, k and v heads");
+    static_assert(Dh % (2 * R) == 0, "qkv_rope_append: tile rows R must divide head_dim / 2");
+    static_assert(K % C == 0, "qkv_rope_append: the K chunk C must divide K");
+    const half = Dh / 2;
+    const H = N / Dh - 2 * KVH;
+
+    // RMSNorm of the whole hidden vector (recomputed by every task).
+    let xf = (load x[0 : +K]) as f32;
+    let inv_rms = rsqrt(mean(xf * xf) + eps);
+    let xn = (((load norm[0 : +K]) as f32) * (((xf * inv_rms) as bf16) as f32)) as bf16;
+
+    // Rows j*R.. (first half of the head) and half + j*R.. (second half).
+    let row = h * Dh + j * R;
+    var a: f32[R];
+    var b: f32[R];
+    for k in 0 .. K by C {
+        let xc = xn[k : +C];
+        a += rowdot(load w[row : +R, k : +C], xc);
+        b += rowdot(load w[row + half : +R, k : +C], xc);
+    }
+    let qa = a as bf16;
+    let qb = b as bf16;
+
+    if h >= H + KVH {
+        // v head: no rotation, straight into the cache.
+        store v_cache[h - H - KVH, pos, j * R : +R] = qa;
+        store v_cache[h - H - KVH, pos, half + j * R : +R] = qb;
+    } else {
+        // inv_freq for the pair indices i = j*R .. j*R+R.
+        let i2 = ((iota(R) + j * R) * 2) as f32;
+        var inv_freq: f32[R] = 1.0 / pow(theta, i2 / Dh);
+        if rope_factor != 1.0 {
+            let wavelen = 6.283185307179586 / inv_freq;
+            let smooth = (rope_orig / wavelen - rope_low) / (rope_high - rope_low);
+            let medium = (1.0 - smooth) * inv_freq / rope_factor + smooth * inv_freq;
+            inv_freq = select(wavelen < rope_orig / rope_high, inv_freq,
+                select(wavelen > rope_orig / rope_low, inv_freq / rope_factor, medium));
+        }
+        let angle = (pos as f32) * inv_freq;
+        let c = cos(angle);
+        let s = sin(angle);
+        let af = qa as f32;
+        let bf = qb as f32;
+        let ra = (af * c - bf * s) as bf16;
+        let rb = (bf * c + af * s) as bf16;
+        if h < H {
+            store q[h * Dh + j * R : +R] = ra;
+            store q[h * Dh + half + j * R : +R] = rb;
+        } else {
+            store k_cache[h - H, pos, j * R : +R] = ra;
+            store k_cache[h - H, pos, half + j * R : +R] = rb;
+        }
+    }
+}

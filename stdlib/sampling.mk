@@ -1,0 +1,35 @@
+// std.sampling: the LM head and greedy (argmax) sampling.
+
+/// Final RMSNorm fused into the LM head, with argmax partials in the epilogue.
+/// `logits = W * rmsnorm(x, norm)` as f32[V]: each value is the bf16-rounded matvec result (what
+/// transformers' bf16 lm_head produces), widened to f32, so greedy picks match the reference
+/// exactly, ties included. Task t also writes the max of its R logits to `part_max[t]` and the
+/// index (into the vocabulary) of the first such max to `part_idx[t]`; `argmax_final` reduces them.
+/// Tuning: R (rows per task) is the weight's `tiled(R, K)` R: pass `R = ...` unless it is 16;
+/// `C` (K chunk) must divide K.
+op rmsnorm_lm_head_argmax<V, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[V, K] tiled(R, K), norm: bf16[K], x: bf16[K])
+    -> (logits: f32[V], part_max: f32[V / R], part_idx: i32[V / R])
+    tasks t in V / R {
+    static_assert(K % C == 0, "rmsnorm_lm_head_argmax: the K chunk C must divide K");
+    let xf = (load x[0 : +K]) as f32;
+    let inv_rms = rsqrt(mean(xf * xf) + eps);
+    let xn = (((load norm[0 : +K]) as f32) * (((xf * inv_rms) as bf16) as f32)) as bf16;
+    var acc: f32[R];
+    for k in 0 .. K by C {
+        acc += rowdot(load w[t * R : +R, k : +C], xn[k : +C]);
+    }
+    let lg = (acc as bf16) as f32;
+    store logits[t * R : +R] = lg;
+    store part_max[t] = max(lg);
+    store part_idx[t] = argmax(lg) + t * R;
+}
+
+/// Greedy sampling, final reduction: the index of the first maximum over all argmax partials
+/// (`part_max[p]` with its vocabulary index `part_idx[p]`), one task. Because every partial holds
+/// the first max of its own contiguous slice and slices are in vocabulary order, this is the first
+/// index of the global maximum, like torch.argmax.
+op argmax_final<P>(part_max: f32[P], part_idx: i32[P]) -> next: i32
+    tasks t in 1 {
+    let best = argmax(load part_max[0 : +P]);
+    store next = load part_idx[best];
+}

@@ -1,0 +1,130 @@
+#include "support/diagnostics.h"
+
+#include <algorithm>
+
+#include "support/json.h"
+
+namespace mk {
+
+namespace {
+struct KindInfo {
+  std::string_view name;
+  std::string_view code;
+};
+constexpr KindInfo kKinds[] = {
+#define MK_DIAG_KIND(Name, Code) {#Name, Code},
+#include "support/diagnostic_kinds.def"
+#undef MK_DIAG_KIND
+};
+
+MK_DIAGNOSTIC(TooManyErrors, Error, "too many errors ({0}); stopping here (raise the limit with --max-errors)", unsigned);
+
+std::string_view severityName(Severity s) {
+  switch (s) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Note: return "note";
+  }
+  return "error";
+}
+
+// Where a range starts, as `file:line:col`.
+std::string location(const SourceManager& sources, SourceRange r) {
+  const SourceFile& f = sources.file(r.file);
+  LineCol lc = f.lineCol(r.begin);
+  return fmt::format("{}:{}:{}", f.path(), lc.line, lc.col);
+}
+
+// The source line of `r` and an underline: '^' under its first byte, '~' under the rest of it
+// on that line. Tabs are kept in the underline so it lines up in any terminal.
+void renderSnippet(std::string& out, const SourceManager& sources, SourceRange r) {
+  const SourceFile& f = sources.file(r.file);
+  LineCol lc = f.lineCol(r.begin);
+  std::string_view text = f.line(lc.line);
+  std::string gutter = fmt::format("{:>5} | ", lc.line);
+  out += gutter;
+  out += text;
+  out += '\n';
+  std::string underline(gutter.size() - 2, ' ');
+  underline += "| ";
+  uint32_t col0 = lc.col - 1;
+  for (uint32_t i = 0; i < col0 && i < text.size(); ++i) underline += text[i] == '\t' ? '\t' : ' ';
+  uint32_t lineEnd = static_cast<uint32_t>(text.size());
+  uint32_t endCol = r.end > r.begin ? f.lineCol(r.end).line == lc.line ? f.lineCol(r.end).col - 1 : lineEnd
+                                    : col0 + 1;
+  underline += '^';
+  for (uint32_t i = col0 + 1; i < std::max(endCol, col0 + 1); ++i) underline += '~';
+  out += underline;
+  out += '\n';
+}
+}  // namespace
+
+std::string_view diagCode(DiagKind kind) { return kKinds[static_cast<size_t>(kind)].code; }
+std::string_view diagName(DiagKind kind) { return kKinds[static_cast<size_t>(kind)].name; }
+
+DiagnosticBuilder::~DiagnosticBuilder() {
+  if (engine_) engine_->report(std::move(diag_));
+}
+
+void DiagnosticEngine::clear() {
+  diags_.clear();
+  errorCount_ = 0;
+  limitReached_ = false;
+}
+
+void DiagnosticEngine::report(Diagnostic diag) {
+  if (suppressed_ || limitReached_) return;
+  if (diag.severity == Severity::Error) {
+    if (errorLimit_ && errorCount_ >= errorLimit_) {
+      limitReached_ = true;
+      diags_.push_back({TooManyErrors.kind, Severity::Error, {},
+                        fmt::format(fmt::runtime(TooManyErrors.format), errorLimit_), {}});
+      return;
+    }
+    ++errorCount_;
+  }
+  diags_.push_back(std::move(diag));
+}
+
+std::string renderText(const SourceManager& sources, const Diagnostic& diag, bool color) {
+  std::string out;
+  auto header = [&](SourceRange r, Severity sev, const std::string& msg, std::string_view code) {
+    const char* bold = color ? "\033[1m" : "";
+    const char* reset = color ? "\033[0m" : "";
+    const char* sevColor = !color ? "" : sev == Severity::Error ? "\033[1;31m" : sev == Severity::Warning ? "\033[1;35m" : "\033[1;36m";
+    if (r.valid()) out += fmt::format("{}{}: {}", bold, location(sources, r), reset);
+    else out += fmt::format("{}mkdsl: {}", bold, reset);
+    out += fmt::format("{}{}:{} {}{}{}", sevColor, severityName(sev), reset, bold, msg, reset);
+    if (!code.empty()) out += fmt::format(" [{}]", code);
+    out += '\n';
+    if (r.valid()) renderSnippet(out, sources, r);
+  };
+  header(diag.range, diag.severity, diag.message, diagCode(diag.kind));
+  for (const DiagnosticNote& n : diag.notes) header(n.range, Severity::Note, n.message, {});
+  return out;
+}
+
+std::string renderJson(const SourceManager& sources, const std::vector<Diagnostic>& diags) {
+  auto place = [&](SourceRange r) {
+    if (!r.valid()) return std::string("\"file\":null");
+    const SourceFile& f = sources.file(r.file);
+    LineCol b = f.lineCol(r.begin), e = f.lineCol(r.end);
+    return fmt::format("\"file\":{},\"line\":{},\"column\":{},\"endLine\":{},\"endColumn\":{}",
+                       jsonQuote(f.path()), b.line, b.col, e.line, e.col);
+  };
+  std::string out = "[";
+  for (size_t i = 0; i < diags.size(); ++i) {
+    const Diagnostic& d = diags[i];
+    if (i) out += ",";
+    out += fmt::format("\n  {{{},\"severity\":\"{}\",\"code\":\"{}\",\"message\":{},\"notes\":[", place(d.range),
+                       severityName(d.severity), diagCode(d.kind), jsonQuote(d.message));
+    for (size_t k = 0; k < d.notes.size(); ++k)
+      out += fmt::format("{}{{{},\"message\":{}}}", k ? "," : "", place(d.notes[k].range),
+                         jsonQuote(d.notes[k].message));
+    out += "]}";
+  }
+  out += diags.empty() ? "]\n" : "\n]\n";
+  return out;
+}
+
+}  // namespace mk

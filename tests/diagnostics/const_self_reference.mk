@@ -1,0 +1,2 @@
+// A constant defined in terms of itself.
+const n = n + 1;

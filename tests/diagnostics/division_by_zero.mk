@@ -1,0 +1,4 @@
+// Integer division by a compile-time zero.
+const hidden = 64;
+const heads = 0;
+const head_dim = hidden / heads;

@@ -1,0 +1,8 @@
+// Adding a bf16 tile to an f32 tile needs an explicit cast.
+op add<N>(a: bf16[N], b: f32[N]) -> y: f32[N]
+  tasks t in 1
+{
+  let va = load a[0 : +N];
+  let vb = load b[0 : +N];
+  store y[0 : +N] = va + vb;
+}

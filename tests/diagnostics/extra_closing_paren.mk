@@ -1,0 +1,2 @@
+// A ')' with no matching '('.
+const a = 1 + 2);

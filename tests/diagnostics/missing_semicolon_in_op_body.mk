@@ -1,0 +1,7 @@
+// A missing ';' inside an op body is reported at the token that follows.
+op copy<N>(x: f32[N]) -> y: f32[N]
+  tasks t in 1
+{
+  let v = load x[0 : +N]
+  store y[0 : +N] = v;
+}

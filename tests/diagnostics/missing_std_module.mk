@@ -1,0 +1,4 @@
+// A misspelled stdlib module.
+import std.linaer;
+
+const c = 1;

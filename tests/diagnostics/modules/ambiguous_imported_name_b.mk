@@ -1,0 +1,6 @@
+// Helper for ambiguous_imported_name.mk: another 'scale'.
+op scale<N>(x: f32[N]) -> y: f32[N]
+  tasks t in 1
+{
+  store y[0 : +N] = load x[0 : +N] * 3.0;
+}

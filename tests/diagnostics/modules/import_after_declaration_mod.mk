@@ -1,0 +1,2 @@
+// Helper for import_after_declaration.mk.
+const m = 1;

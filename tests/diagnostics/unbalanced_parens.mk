@@ -1,0 +1,2 @@
+// An opening '(' with no matching ')'.
+const a = (1 + 2;

@@ -1,0 +1,3 @@
+// A misspelled constant name gets a did-you-mean hint.
+const hidden = 64;
+const doubled = hiden * 2;

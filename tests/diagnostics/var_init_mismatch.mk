@@ -1,0 +1,7 @@
+// A var declared f32[N] initialised with a bf16 tile.
+op copy<N>(x: bf16[N]) -> y: f32[N]
+  tasks t in 1
+{
+  var acc: f32[N] = load x[0 : +N];
+  store y[0 : +N] = acc;
+}
