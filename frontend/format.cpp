@@ -36,6 +36,7 @@
 //             tasks h in QD / Dh {
 //             ...
 //         }
+//
 //   * Annotations: at top level (`@cluster(2)` before an op) an annotation is on its own line;
 //     inside a body (`@after(x) let y = f(x);`) the input's choice of same line / own line is kept.
 //   * Blank lines: at most one between statements, declarations or own-line comments, kept only

@@ -8,6 +8,7 @@
 
 #include "MkLexer.h"
 #include "MkParser.h"
+#include "support/utf8.h"
 
 namespace mk {
 
@@ -20,6 +21,8 @@ MK_DIAGNOSTIC(IntegerTooLarge, Error, "integer literal '{0}' does not fit in 64 
 MK_DIAGNOSTIC(FloatOutOfRange, Error, "float literal '{0}' is out of range", std::string);
 MK_DIAGNOSTIC(NestingTooDeep, Error, "brackets nested deeper than {0} levels", unsigned);
 MK_DIAGNOSTIC(OpeningBracket, Note, "the outermost of them opens here");
+MK_DIAGNOSTIC(UnclosedBracket, Note, "this '{0}' is not closed", std::string);
+MK_DIAGNOSTIC(ChainTooLong, Error, "more than {0} operators in one expression; split it with let or const", unsigned);
 
 MK_DIAGNOSTIC(InvalidUtf8, Error, "invalid UTF-8 byte 0x{0:02X}; .mk files are UTF-8", unsigned);
 
@@ -36,18 +39,8 @@ struct CodePoints {
 
   explicit CodePoints(std::string_view text) : clean(text) {
     for (uint32_t i = 0; i < clean.size();) {
-      auto c = static_cast<unsigned char>(clean[i]);
-      uint32_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-      bool ok = n > 0 && i + n <= clean.size();
-      for (uint32_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(clean[i + k]) >> 6) == 2;
-      // Overlong forms, surrogates and values past U+10FFFF are malformed too.
-      if (ok && n > 1) {
-        uint32_t cp = c & (0x7f >> n);
-        for (uint32_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(clean[i + k]) & 0x3f);
-        static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-        ok = cp >= kMin[n] && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff);
-      }
-      if (!ok) {
+      auto n = static_cast<uint32_t>(utf8Length(clean, i));
+      if (n == 0) {
         badBytes.push_back(i);
         clean[i] = ' ';
         n = 1;
@@ -126,15 +119,44 @@ class ErrorListener : public antlr4::BaseErrorListener {
       if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
     }
     std::string want;
-    if (names.empty()) want = "something else";
-    else if (names.size() > 6) want = "an expression or declaration";
-    for (size_t i = 0; want.empty() && i < names.size(); ++i) {
-      if (i + 1 == names.size() && i > 0) want += " or ";
-      else if (i > 0) want += ", ";
-      want += names[i];
+    if (names.empty()) {
+      want = "something else";
+    } else if (names.size() > 6) {
+      want = summarize(names);
+    } else {
+      for (size_t i = 0; i < names.size(); ++i) {
+        if (i + 1 == names.size() && i > 0) want += " or ";
+        else if (i > 0) want += ", ";
+        want += names[i];
+      }
     }
-    if (names.size() > 6) want.clear(), want = summarize(names);
-    diags_.emit(r, SyntaxError, want, describeFound(offending));
+    auto diag = diags_.emit(r, SyntaxError, want, describeFound(offending));
+    // Where a bracket is still open, the cause is usually its missing partner.
+    if (auto* open = unclosedBracket(parser, offending))
+      diag.note(rangeOf(open), UnclosedBracket, open->getText());
+  }
+
+  // The innermost bracket opened before `at` and not closed by then, if any.
+  static antlr4::Token* unclosedBracket(antlr4::Parser* parser, antlr4::Token* at) {
+    auto* stream = dynamic_cast<antlr4::BufferedTokenStream*>(parser->getTokenStream());
+    if (!stream) return nullptr;
+    std::vector<antlr4::Token*> stack;
+    for (size_t i = 0; i < at->getTokenIndex() && i < stream->size(); ++i) {
+      antlr4::Token* t = stream->get(i);
+      switch (t->getType()) {
+        case MkLexer::LPAREN: case MkLexer::LBRACK: case MkLexer::LBRACE: stack.push_back(t); break;
+        case MkLexer::RPAREN: case MkLexer::RBRACK: case MkLexer::RBRACE:
+          if (!stack.empty()) stack.pop_back();
+          break;
+        default: break;
+      }
+    }
+    if (stack.empty()) return nullptr;
+    // Only worth a note when the parser gave up at a place a closing bracket could stand.
+    size_t ty = at->getType();
+    bool closer = ty == antlr4::Token::EOF || ty == MkLexer::SEMI || ty == MkLexer::RBRACE || ty == MkLexer::RPAREN ||
+                  ty == MkLexer::RBRACK;
+    return closer ? stack.back() : nullptr;
   }
 
   SourceRange rangeOf(antlr4::Token* t) const {
@@ -150,7 +172,7 @@ class ErrorListener : public antlr4::BaseErrorListener {
   static std::string summarize(const std::vector<std::string>& names) {
     auto has = [&](const char* n) { return std::find(names.begin(), names.end(), n) != names.end(); };
     if (has("'op'") && has("'fn'")) return "a declaration (import, const, config, weight, state, group, op, fn, step)";
-    if (has("'let'") && has("'store'")) return "a statement";
+    if (has("'let'") && has("'store'")) return has("'}'") ? "a statement or '}'" : "a statement";
     if (has("a name") && has("an integer")) return "an expression";
     std::string s;
     for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
@@ -201,6 +223,16 @@ class Builder {
     return {n->getText(), range(n)};
   }
 
+  // Whether only blanks stand between the start of t's line and t.
+  bool startsLine(antlr4::Token* t) {
+    for (size_t i = t->getTokenIndex(); i-- > 0;) {
+      size_t ty = tokens_.get(i)->getType();
+      if (ty == MkLexer::NEWLINE) return true;
+      if (ty != MkLexer::WS) return false;
+    }
+    return true;
+  }
+
   std::string docBefore(antlr4::ParserRuleContext* ctx) {
     if (!ctx || !ctx->getStart()) return {};
     size_t idx = ctx->getStart()->getTokenIndex();
@@ -215,6 +247,7 @@ class Builder {
         if (++newlines > 1) break;
       } else if (t->getType() == MkLexer::WS) {
       } else if (t->getType() == MkLexer::DOC_COMMENT) {
+        if (!startsLine(t)) break;  // `code; /// note` documents that line, not the next one
         std::string text = t->getText().substr(3);
         if (!text.empty() && text[0] == ' ') text.erase(0, 1);
         lines.push_back(text);
@@ -366,7 +399,12 @@ class Builder {
       auto ids = p->IDENT();
       if (!ids.empty()) gp.name = ident(ids[0]);
       if (ids.size() > 1) gp.type = ident(ids[1]);
-      if (p->primary()) gp.defaultValue = primary(p->primary());
+      if (p->primary()) {
+        gp.defaultValue = primary(p->primary());
+        if (p->MINUS())
+          gp.defaultValue = std::make_unique<ast::UnaryExpr>(SourceRange::cover(range(p->MINUS()), gp.defaultValue->range),
+                                                             ast::UnaryOp::Neg, std::move(gp.defaultValue), range(p->MINUS()));
+      }
       gp.range = range(p);
       out.push_back(std::move(gp));
     }
@@ -590,7 +628,7 @@ class Builder {
     SourceRange r = range(p);
     if (auto* x = dynamic_cast<P::IntLitContext*>(p)) {
       std::string digits;
-      for (char c : x->getText())
+      for (char c : x->INT()->getText())
         if (c != '_') digits += c;
       errno = 0;
       char* end = nullptr;
@@ -603,7 +641,7 @@ class Builder {
     }
     if (auto* x = dynamic_cast<P::FloatLitContext*>(p)) {
       std::string digits;
-      for (char c : x->getText())
+      for (char c : x->FLOAT()->getText())
         if (c != '_') digits += c;
       errno = 0;
       double v = std::strtod(digits.c_str(), nullptr);
@@ -668,16 +706,31 @@ bool checkNesting(const std::vector<antlr4::Token*>& toks, FileId file, const Co
 // Operators chained without brackets also nest the parser's recursion, one level per operator.
 bool checkChainLength(const std::vector<antlr4::Token*>& toks, FileId file, const CodePoints& cps, DiagnosticEngine& diags) {
   unsigned run = 0;
+  unsigned elseIfs = 0;  // `else if` chains nest the parser too
+  size_t prev = 0;
   for (auto* t : toks) {
     size_t ty = t->getType();
+    if (ty == MkLexer::NEWLINE || ty == MkLexer::WS || ty == MkLexer::LINE_COMMENT || ty == MkLexer::DOC_COMMENT ||
+        ty == MkLexer::BLOCK_COMMENT)
+      continue;
+    if (ty == MkLexer::IF) elseIfs = prev == MkLexer::ELSE ? elseIfs + 1 : 0;
+    prev = ty;
+    if (elseIfs > kMaxNesting) {
+      diags.emit(cps.range(file, t->getStartIndex(), t->getStopIndex()), NestingTooDeep, kMaxNesting);
+      return false;
+    }
     if (ty == MkLexer::SEMI || ty == MkLexer::LBRACE || ty == MkLexer::RBRACE) {
       run = 0;
       continue;
     }
+    // Every operator adds a level to the expression tree, and so does each `[` of an index chain.
     bool isOp = ty == MkLexer::MINUS || ty == MkLexer::NOT || ty == MkLexer::LOAD || ty == MkLexer::PLUS ||
-                ty == MkLexer::STAR || ty == MkLexer::SLASH || ty == MkLexer::AS || ty == MkLexer::DOT;
+                ty == MkLexer::STAR || ty == MkLexer::SLASH || ty == MkLexer::PERCENT || ty == MkLexer::AS ||
+                ty == MkLexer::DOT || ty == MkLexer::LT || ty == MkLexer::LE || ty == MkLexer::GT ||
+                ty == MkLexer::GE || ty == MkLexer::EQ || ty == MkLexer::NE || ty == MkLexer::AND ||
+                ty == MkLexer::OR || ty == MkLexer::LBRACK;
     if (isOp && ++run > 4 * kMaxNesting) {
-      diags.emit(cps.range(file, t->getStartIndex(), t->getStopIndex()), NestingTooDeep, 4 * kMaxNesting);
+      diags.emit(cps.range(file, t->getStartIndex(), t->getStopIndex()), ChainTooLong, 4 * kMaxNesting);
       return false;
     }
   }

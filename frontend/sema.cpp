@@ -70,10 +70,11 @@ using ast::Ident;
 using ast::as;
 
 // ---- Modules and names -------------------------------------------------------------------------
-MK_DIAGNOSTIC(ModuleNotFound, Error, "cannot find module '{0}' (looked for {1})", std::string, std::string);
+MK_DIAGNOSTIC(ModuleNotFound, Error, "cannot find module '{0}' (looked for {1}", std::string, std::string);
 MK_DIAGNOSTIC(ImportCycle, Error, "import cycle: {0}", std::string);
 MK_DIAGNOSTIC(ImportNotFirst, Error, "imports must come before every other declaration");
 MK_DIAGNOSTIC(FirstDeclHere, Note, "the first declaration is here");
+MK_DIAGNOSTIC(ImportedHere, Note, "imported here");
 MK_DIAGNOSTIC(DuplicateImport, Warning, "module '{0}' is imported twice", std::string);
 MK_DIAGNOSTIC(ImportedConfig, Error, "imported module '{0}' declares a config; only the root file may", std::string);
 MK_DIAGNOSTIC(ImportedStep, Error, "imported module '{0}' declares a step; only the root file may", std::string);
@@ -84,7 +85,7 @@ MK_DIAGNOSTIC(AmbiguousName, Error, "'{0}' is ambiguous: both '{1}' and '{2}' de
 MK_DIAGNOSTIC(CandidateHere, Note, "one definition is here");
 MK_DIAGNOSTIC(DeclaredHere, Note, "'{0}' is declared here", std::string);
 // ---- Constants and config ------------------------------------------------------------------------
-MK_DIAGNOSTIC(ConstCycle, Error, "constant '{0}' depends on itself", std::string);
+MK_DIAGNOSTIC(ConstCycle, Error, "constant '{0}' depends on itself: {1}", std::string, std::string);
 MK_DIAGNOSTIC(NotConstant, Error, "{0} must be a compile-time value; {1}", std::string, std::string);
 MK_DIAGNOSTIC(DivisionByZero, Error, "division by zero in a compile-time expression");
 MK_DIAGNOSTIC(IntOverflow, Error, "integer overflow in a compile-time expression");
@@ -143,6 +144,7 @@ MK_DIAGNOSTIC(LoadOutsideOp, Error, "load is only valid inside an op body");
 MK_DIAGNOSTIC(StoreOutsideOp, Error, "store is only valid inside an op body");
 MK_DIAGNOSTIC(StoreNotWritable, Error, "cannot store to '{0}': {1}", std::string, std::string);
 MK_DIAGNOSTIC(StoreTarget, Error, "store needs a tensor region such as `y[t * 16 : +16]`");
+MK_DIAGNOSTIC(StoreScalarRegion, Error, "'{0}' is a scalar; store it whole: `store {0} = ...;`", std::string);
 MK_DIAGNOSTIC(StoreDType, Error, "storing {0} into {1} tensor '{2}'; convert with `as {1}`", std::string, std::string, std::string);
 MK_DIAGNOSTIC(StoreShape, Error, "storing a value of shape {0} into region {1} of '{2}'", std::string, std::string, std::string);
 MK_DIAGNOSTIC(TensorInArith, Error, "'{0}' is a tensor in memory; load a region of it first", std::string);
@@ -156,7 +158,7 @@ MK_DIAGNOSTIC(NotAssignable, Error, "cannot assign to '{0}': {1}", std::string, 
 MK_DIAGNOSTIC(TaskExtent, Error, "task grid extent of '{0}' must be a positive compile-time integer; {1}", std::string, std::string);
 MK_DIAGNOSTIC(TaskGridRank, Error, "a task grid has at most 3 dimensions, found {0}", unsigned);
 MK_DIAGNOSTIC(TaskGridInexact, Error, "task grid {0} = {1} is not exact: {2} is not a multiple of {3}", std::string, std::string, std::string, std::string);
-MK_DIAGNOSTIC(OpResultUnnamedStore, Error, "op result '{0}' is never stored", std::string);
+MK_DIAGNOSTIC(ResultNeverStored, Error, "op result '{0}' is never stored", std::string);
 MK_DIAGNOSTIC(LoopStep, Error, "loop step must be a positive compile-time integer; {0}", std::string);
 MK_DIAGNOSTIC(LoopBound, Error, "loop bound must be an integer, found {0}", std::string);
 MK_DIAGNOSTIC(StmtNotInOp, Error, "{0} is not allowed inside an op body", std::string);
@@ -185,7 +187,7 @@ MK_DIAGNOSTIC(TupleCount, Error, "'{0}' gives {1} result{2} but {3} name{4} boun
 MK_DIAGNOSTIC(VoidValue, Error, "'{0}' has no results to bind", std::string);
 MK_DIAGNOSTIC(UnusedResults, Error, "the results of '{0}' are discarded; bind them with let", std::string);
 MK_DIAGNOSTIC(ExprStmtNotCall, Error, "this expression does nothing; only calls can stand alone as statements");
-MK_DIAGNOSTIC(TensorArith, Error, "tensor arithmetic is written inside ops; fns and the step compose calls");
+MK_DIAGNOSTIC(TensorArith, Error, "'{0}' on {1}: runtime arithmetic is written inside ops; fns and the step compose op calls", std::string, std::string);
 // ---- Sync ----------------------------------------------------------------------------------------
 MK_DIAGNOSTIC(UnknownAnnotation, Error, "unknown annotation '@{0}'{1}", std::string, std::string);
 MK_DIAGNOSTIC(AnnotationPlace, Error, "'@{0}' {1}", std::string, std::string);
@@ -212,6 +214,8 @@ MK_DIAGNOSTIC(FnLoopNotConst, Error, "loops in fns and the step are unrolled at 
 MK_DIAGNOSTIC(FnIfNotConst, Error, "`if` in a fn or step needs a compile-time condition; {0}", std::string);
 MK_DIAGNOSTIC(RebindType, Error, "cannot rebind '{0}' ({1}) to {2}", std::string, std::string, std::string);
 MK_DIAGNOSTIC(UnrollLimit, Error, "loop unrolls to {0} iterations; the limit is {1}", std::string, std::string);
+MK_DIAGNOSTIC(UnrollBudget, Error, "loops unroll to more than {0} iterations in all; the step would be too large", std::string);
+MK_DIAGNOSTIC(CallCycle, Error, "recursive calls: {0}; the step must unroll to a finite graph", std::string);
 
 namespace {
 
@@ -370,13 +374,22 @@ class Checker {
   std::map<Module*, std::map<std::string, GlobalSym>> globals_;
   std::map<const Decl*, Module*> declModule_;
   std::map<const Decl*, Ty> declTy_;
-  std::set<const Decl*> visiting_;
+  std::vector<const Decl*> visiting_;  // constants being evaluated, outermost first
+  std::set<const Module*> parseErrors_;
   std::map<const GroupDecl*, std::map<std::string, std::pair<Ty, const Decl*>>> groupMembers_;
   std::map<std::string, std::pair<Ty, SourceRange>> configFields_;  // the selected config
+  const std::vector<const ConfigField*>* configOrder_ = nullptr;  // the config being evaluated
   std::map<const GroupDecl*, std::pair<std::optional<int64_t>, std::optional<int64_t>>> groupRange_;
   std::map<const Decl*, bool> genericClean_;
   std::set<std::string> instantiated_;
   std::vector<const Decl*> callStack_;
+  // Unrolled loop iterations left for the whole program, so nested loops cannot run away.
+  static constexpr int64_t kUnrollBudget = 1 << 20;
+  int64_t unrollBudget_ = kUnrollBudget;
+  // Which fns and ops each fn or step calls, and where: recursion through several fns is found
+  // on this graph once every body has been seen.
+  std::map<const Decl*, std::vector<std::pair<const Decl*, SourceRange>>> calls_;
+  void checkCallCycles();
   std::set<std::tuple<DiagKind, FileId, uint32_t, uint32_t>> reportedInInstances_;
 };
 
@@ -386,7 +399,9 @@ Module* Checker::addModule(FileId file, std::string name, bool root) {
   auto m = std::make_unique<Module>();
   m->name = std::move(name);
   m->isRoot = root;
+  unsigned before = diags_->errorCount();
   m->ast = parseFile(file, sources_, *diags_);
+  if (diags_->errorCount() != before) parseErrors_.insert(m.get());
   program_.modules.push_back(std::move(m));
   return program_.modules.back().get();
 }
@@ -404,12 +419,24 @@ std::optional<std::string> Checker::findModule(const ImportDecl& imp, const Modu
   }
   for (size_t i = first; i < imp.path.size(); ++i) rel += (rel.empty() ? "" : "/") + imp.path[i].name;
   rel += ".mk";
+  std::set<std::string> seen;
+  std::vector<std::string> nearby;  // modules that do exist in the same folders, for a hint
   for (const auto& d : dirs) {
-    fs::path p = d.empty() ? fs::path(rel) : fs::path(d) / rel;
+    fs::path p = (d.empty() ? fs::path(rel) : fs::path(d) / rel).lexically_normal();
     std::error_code ec;
-    if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
-    looked += (looked.empty() ? "" : ", ") + p.lexically_normal().string();
+    if (fs::is_regular_file(p, ec)) return p.string();
+    if (!seen.insert(p.string()).second) continue;
+    looked += (looked.empty() ? "" : ", ") + p.string();
+    for (fs::directory_iterator it(p.parent_path(), ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".mk") nearby.push_back(it->path().stem().string());
   }
+  std::string last = imp.path.back().name;
+  std::string hint = suggest(last, nearby);
+  if (!hint.empty()) {
+    std::string prefix = imp.dotted().substr(0, imp.dotted().size() - last.size());
+    hint = "; did you mean '" + prefix + hint.substr(hint.find('\'') + 1);
+  }
+  looked += ")" + hint;
   return std::nullopt;
 }
 
@@ -456,10 +483,11 @@ void Checker::loadImports(Module* m, std::vector<Module*>& stack) {
     if (!target) {
       auto file = sources_.load(*path);
       if (!file) {
-        diags_->emit(imp->range, ModuleNotFound, dotted, *path);
+        diags_->emit(imp->range, ModuleNotFound, dotted, *path + ")");
         continue;
       }
       target = addModule(*file, dotted, false);
+      target->importedAt = imp->range;
       loadImports(target, stack);
     }
     m->imports.push_back(target);
@@ -480,8 +508,8 @@ void Checker::collectGlobals(Module* m) {
       declModule_[d.get()] = m;
       continue;
     }
-    if (!m->isRoot && as<ConfigDecl>(d.get())) diags_->emit(d->name.range, ImportedConfig, m->name);
-    if (!m->isRoot && as<StepDecl>(d.get())) diags_->emit(d->name.range, ImportedStep, m->name);
+    if (!m->isRoot && as<ConfigDecl>(d.get())) diags_->emit(d->name.range, ImportedConfig, m->name).note(m->importedAt, ImportedHere);
+    if (!m->isRoot && as<StepDecl>(d.get())) diags_->emit(d->name.range, ImportedStep, m->name).note(m->importedAt, ImportedHere);
     add(d.get());
     if (auto* g = as<GroupDecl>(d.get()))
       for (const auto& mem : g->members) declModule_[mem.get()] = m;
@@ -535,7 +563,7 @@ std::vector<std::string> Checker::namesInScope(const Ctx& ctx) const {
   std::vector<std::string> out;
   for (const auto& s : ctx.scopes)
     for (const auto& [n, _] : s.names) out.push_back(n);
-  if (ctx.mod) {
+  if (ctx.mod && ctx.kind != BodyKind::Config) {
     if (auto it = globals_.find(ctx.mod); it != globals_.end())
       for (const auto& [n, _] : it->second) out.push_back(n);
     for (Module* imp : ctx.mod->imports)
@@ -555,6 +583,14 @@ Ty Checker::nameValue(const std::string& name, SourceRange range, Ctx& ctx) {
   if (ctx.kind == BodyKind::Config) {
     // Config fields see earlier fields only; they are bound as locals.
     if (name == "inf") return Ty::floatConst(INFINITY);
+    if (configOrder_) {
+      auto later = std::find_if(configOrder_->begin(), configOrder_->end(), [&](const ConfigField* f) { return f->name.name == name; });
+      if (later != configOrder_->end()) {
+        diags_->emit(range, UnknownName, name, "; it is set later in this config, and a field sees only the fields before it")
+            .note((*later)->name.range, DeclaredHere, name);
+        return Ty::error();
+      }
+    }
     diags_->emit(range, UnknownName, name, suggest(name, namesInScope(ctx)));
     return Ty::error();
   }
@@ -587,11 +623,13 @@ Ty Checker::globalValue(const GlobalSym& sym, SourceRange use, Ctx& ctx) {
     return Ty::error();
   }
   if (auto it = declTy_.find(d); it != declTy_.end()) return it->second;
-  if (visiting_.count(d)) {
-    diags_->emit(use, ConstCycle, d->name.name).note(d->name.range, DeclaredHere, d->name.name);
+  if (auto at = std::find(visiting_.begin(), visiting_.end(), d); at != visiting_.end()) {
+    std::string chain;
+    for (auto it = at; it != visiting_.end(); ++it) chain += (*it)->name.name + " -> ";
+    diags_->emit(use, ConstCycle, d->name.name, chain + d->name.name).note(d->name.range, DeclaredHere, d->name.name);
     return declTy_[d] = Ty::error();
   }
-  visiting_.insert(d);
+  visiting_.push_back(d);
   Ctx top;
   top.mod = sym.mod;
   top.kind = BodyKind::TopLevel;
@@ -617,7 +655,7 @@ Ty Checker::globalValue(const GlobalSym& sym, SourceRange use, Ctx& ctx) {
   } else if (auto* g = as<GroupDecl>(d)) {
     ty = groupType(g, sym.mod);
   }
-  visiting_.erase(d);
+  visiting_.pop_back();
   declTy_[d] = ty;
   return ty;
 }
@@ -633,53 +671,69 @@ void Checker::checkConfigs(Module* root) {
   std::vector<std::string> names;
   for (auto* c : configs) names.push_back(c->name.name);
 
-  // Evaluates a config: its base first, then its own fields in order.
-  std::map<const ConfigDecl*, std::map<std::string, std::pair<Ty, SourceRange>>> values;
+  // A config's fields in order, each with its winning definition: a derived config keeps its
+  // base's order and formulas, with its own overrides in place, so `q_dim = heads * head_dim`
+  // follows an overridden `heads`.
+  std::map<const ConfigDecl*, std::vector<const ConfigField*>> order;
   std::set<const ConfigDecl*> active;
-  std::function<bool(const ConfigDecl*)> eval = [&](const ConfigDecl* c) -> bool {
-    if (values.count(c)) return true;
+  std::function<bool(const ConfigDecl*)> build = [&](const ConfigDecl* c) -> bool {
+    if (order.count(c)) return true;
     if (active.count(c)) {
       diags_->emit(c->name.range, ConfigBaseCycle, c->name.name);
       return false;
     }
     active.insert(c);
-    std::map<std::string, std::pair<Ty, SourceRange>> fields;
+    std::vector<const ConfigField*> fields;
     const ConfigDecl* base = nullptr;
     if (c->base) {
       auto it = byName.find(c->base->name);
       if (it == byName.end()) {
         diags_->emit(c->base->range, UnknownConfig, c->base->name, suggest(c->base->name, names));
-      } else if (eval(it->second)) {
+      } else if (build(it->second)) {
         base = it->second;
-        fields = values[base];
+        fields = order[base];
       }
     }
-    Ctx ctx;
-    ctx.mod = root;
-    ctx.kind = BodyKind::Config;
-    ctx.scopes.emplace_back();
-    for (auto& [n, v] : fields) ctx.scopes.back().names[n] = Local{Local::Const, v.first, v.second};
     std::set<std::string> own;
     for (const auto& f : c->fields) {
       if (f.name.name.empty()) continue;
       if (!own.insert(f.name.name).second) {
-        diags_->emit(f.name.range, DuplicateField, f.name.name);
+        auto first = std::find_if(c->fields.begin(), c->fields.end(), [&](const ConfigField& o) { return o.name.name == f.name.name; });
+        diags_->emit(f.name.range, DuplicateField, f.name.name).note(first->name.range, PreviousDefinition);
         continue;
       }
-      if (base && !fields.count(f.name.name)) {
+      auto slot = std::find_if(fields.begin(), fields.end(), [&](const ConfigField* o) { return o->name.name == f.name.name; });
+      if (slot != fields.end()) {
+        *slot = &f;
+      } else if (base) {
         std::vector<std::string> baseNames;
-        for (auto& [n, _] : values[base]) baseNames.push_back(n);
-        diags_->emit(f.name.range, ConfigNewField, c->name.name, f.name.name, base->name.name,
-                     suggest(f.name.name, baseNames));
-        continue;
+        for (auto* bf : order[base]) baseNames.push_back(bf->name.name);
+        diags_->emit(f.name.range, ConfigNewField, c->name.name, f.name.name, base->name.name, suggest(f.name.name, baseNames))
+            .note(base->name.range, DeclaredHere, base->name.name);
+      } else {
+        fields.push_back(&f);
       }
-      Ty v = evalConst(f.value.get(), ctx, fmt::format("config field '{}'", f.name.name));
-      fields[f.name.name] = {v, f.name.range};
-      ctx.scopes.back().names[f.name.name] = Local{Local::Const, v, f.name.range};
     }
     active.erase(c);
-    values[c] = std::move(fields);
+    order[c] = std::move(fields);
     return true;
+  };
+  std::map<const ConfigDecl*, std::map<std::string, std::pair<Ty, SourceRange>>> values;
+  auto eval = [&](const ConfigDecl* c) {
+    if (!build(c)) return;
+    Ctx ctx;
+    ctx.mod = root;
+    ctx.kind = BodyKind::Config;
+    ctx.decl = c;
+    ctx.scopes.emplace_back();
+    configOrder_ = &order[c];
+    auto& out = values[c];
+    for (const ConfigField* f : order[c]) {
+      Ty v = evalConst(f->value.get(), ctx, fmt::format("config field '{}'", f->name.name));
+      out[f->name.name] = {v, f->name.range};
+      ctx.scopes.back().names[f->name.name] = Local{Local::Const, v, f->name.range};
+    }
+    configOrder_ = nullptr;
   };
   for (auto* c : configs) eval(c);
 
@@ -687,8 +741,13 @@ void Checker::checkConfigs(Module* root) {
   if (options_.configName) {
     auto it = byName.find(*options_.configName);
     if (it == byName.end()) {
-      diags_->emit(SourceRange{}, NoSuchConfigOption, *options_.configName,
-                   names.empty() ? std::string(" (it declares none)") : suggest(*options_.configName, names));
+      std::string hint = suggest(*options_.configName, names);
+      if (names.empty()) hint = " (it declares none)";
+      else if (hint.empty()) {
+        hint = "; it has ";
+        for (size_t i = 0; i < names.size(); ++i) hint += (i ? ", " : "") + names[i];
+      }
+      diags_->emit(SourceRange{}, NoSuchConfigOption, *options_.configName, hint);
       selected = nullptr;
     } else {
       selected = it->second;
@@ -1081,6 +1140,10 @@ Ty Checker::checkExpr(const Expr* e, Ctx& ctx) {
     case ExprKind::Unary: {
       auto* u = as<UnaryExpr>(e);
       Ty v = checkExpr(u->operand.get(), ctx);
+      if (ctx.kind != BodyKind::Op && (runtimeValue(v) || v.kind == TyKind::Tensor)) {
+        diags_->emit(e->range, TensorArith, spelling(u->op), v.kind == TyKind::Tensor ? "tensor '" + v.name + "'" : "a runtime " + tyStr(v));
+        return Ty::error();
+      }
       if (!requireValue(v, u->operand.get(), spelling(u->op))) return Ty::error();
       if (u->op == UnaryOp::Not) {
         bool isBool = v.kind == TyKind::Bool || (runtimeValue(v) && v.dtype == DType::Bool);
@@ -1104,10 +1167,6 @@ Ty Checker::checkExpr(const Expr* e, Ctx& ctx) {
         return Ty::intConst(*r);
       }
       if (v.kind == TyKind::Float) return Ty::floatConst(v.floatValue ? std::optional<double>(-*v.floatValue) : std::nullopt);
-      if (ctx.kind != BodyKind::Op) {
-        diags_->emit(e->range, TensorArith);
-        return Ty::error();
-      }
       return v;
     }
     case ExprKind::Binary: return checkBinary(as<BinaryExpr>(e), ctx);
@@ -1120,12 +1179,14 @@ Ty Checker::checkBinary(const BinaryExpr* b, Ctx& ctx) {
   Ty r = checkExpr(b->rhs.get(), ctx);
   if (l.isError() || r.isError()) return Ty::error();
   std::string opName = spelling(b->op);
-  if (!requireValue(l, b->lhs.get(), opName) || !requireValue(r, b->rhs.get(), opName)) return Ty::error();
-  if (l.isCompileTime() && r.isCompileTime()) return foldConst(b->op, l, r, b->range);
-  if (ctx.kind != BodyKind::Op) {
-    diags_->emit(b->range, TensorArith);
+  if (ctx.kind != BodyKind::Op && !(l.isCompileTime() && r.isCompileTime()) &&
+      (l.isValue() || l.kind == TyKind::Tensor) && (r.isValue() || r.kind == TyKind::Tensor)) {
+    const Ty& rt = l.isCompileTime() ? r : l;
+    diags_->emit(b->range, TensorArith, opName, rt.kind == TyKind::Tensor ? "tensor '" + rt.name + "'" : "a runtime " + tyStr(rt));
     return Ty::error();
   }
+  if (!requireValue(l, b->lhs.get(), opName) || !requireValue(r, b->rhs.get(), opName)) return Ty::error();
+  if (l.isCompileTime() && r.isCompileTime()) return foldConst(b->op, l, r, b->range);
   return combine(opName, b->op, l, r, b->opRange, b->lhs.get(), b->rhs.get());
 }
 
@@ -1287,9 +1348,10 @@ Shape Checker::checkRegion(const IndexExpr* ix, const Ty& base, const std::strin
     }
     std::optional<int64_t> s0;
     if (!bad && start.kind == TyKind::Int && start.intValue->isConstant()) s0 = start.intValue->value();
-    std::optional<int64_t> extent = dim.value.isConstant() ? std::optional<int64_t>(dim.value.value()) : std::nullopt;
+    bool knownExtent = dim.value.isConstant();
+    int64_t extent = knownExtent ? dim.value.value() : 0;
     if (!sl.length) {
-      if (s0 && extent && (*s0 < 0 || *s0 >= *extent))
+      if (s0 && knownExtent && (*s0 < 0 || *s0 >= extent))
         diags_->emit(sl.range, SliceOutOfBounds, fmt::format("[{}]", *s0), static_cast<unsigned>(i), name, dim.value.str());
       continue;
     }
@@ -1311,7 +1373,7 @@ Shape Checker::checkRegion(const IndexExpr* ix, const Ty& base, const std::strin
         bad = true;
         continue;
       }
-      if (extent && (n > *extent || (s0 && (*s0 < 0 || *s0 > *extent - n))))
+      if (knownExtent && (n > extent || (s0 && (*s0 < 0 || *s0 > extent - n))))
         diags_->emit(sl.range, SliceOutOfBounds, s0 ? fmt::format("[{} : +{}]", *s0, n) : fmt::format("of length {}", n),
                      static_cast<unsigned>(i), name, dim.value.str())
             .note(dim.origin, ShapeFrom, shapeStr(base.shape));
@@ -1351,6 +1413,10 @@ Ty Checker::checkIndex(const IndexExpr* ix, Ctx& ctx, Access access) {
     return t;
   }
   if (base.kind == TyKind::Tensor) {
+    if (access == Access::Value && ctx.kind != BodyKind::Op) {
+      diags_->emit(ix->range, NotIndexable, fmt::format("{} '{}' in a fn or step; its regions are loaded inside ops", storageName(base.storage), base.name));
+      return Ty::error();
+    }
     if (access == Access::Value) {
       diags_->emit(ix->range, TensorInArith, base.name);
       return Ty::error();
@@ -1366,7 +1432,8 @@ Ty Checker::checkIndex(const IndexExpr* ix, Ctx& ctx, Access access) {
     return t;
   }
   if (base.kind == TyKind::Tile && access == Access::Value) {
-    Shape region = checkRegion(ix, base, "tile", ctx);
+    auto* baseName = as<NameExpr>(ix->base.get());
+    Shape region = checkRegion(ix, base, baseName ? baseName->name : "the tile", ctx);
     if (badRegion(region)) return Ty::error();
     return Ty::tile(base.dtype, region);
   }
@@ -1579,9 +1646,17 @@ Ty Checker::checkCall(const CallExpr* call, Ctx& ctx) {
   if (auto* op = as<OpDecl>(sym->decl)) c.op = op;
   else if (auto* fn = as<FnDecl>(sym->decl)) c.fn = fn;
   else {
-    diags_->emit(call->callee.range, NotCallable, name, as<StepDecl>(sym->decl) ? "the step" : "a declaration")
+    const Decl* d = sym->decl;
+    const char* what = as<StepDecl>(d) ? "the step" : as<ConstDecl>(d) ? "a constant" : as<WeightDecl>(d) ? "a weight"
+                       : as<StateDecl>(d) ? "a state tensor" : as<GroupDecl>(d) ? "a group" : as<ConfigDecl>(d) ? "a config" : "a declaration";
+    diags_->emit(call->callee.range, NotCallable, name, what)
         .note(sym->decl->name.range, DeclaredHere, name);
     return Ty::error();
+  }
+  if (ctx.decl) {
+    auto& edges = calls_[ctx.decl];
+    if (std::none_of(edges.begin(), edges.end(), [&](auto& e) { return e.first == c.decl(); }))
+      edges.push_back({c.decl(), call->callee.range});
   }
   if (std::find(callStack_.begin(), callStack_.end(), c.decl()) != callStack_.end() || c.decl() == ctx.decl) {
     diags_->emit(call->callee.range, Recursion, name);
@@ -1618,11 +1693,17 @@ Ty Checker::checkCall(const CallExpr* call, Ctx& ctx) {
       continue;
     }
     if (bindings.count(a.name->name)) {
-      diags_->emit(a.name->range, DuplicateGenericArg, a.name->name);
+      diags_->emit(a.name->range, DuplicateGenericArg, a.name->name).note(bindingFrom[a.name->name], PreviousDefinition);
       bad = true;
       continue;
     }
     if (v.isError()) continue;
+    if (runtimeValue(v) || v.kind == TyKind::Tensor) {
+      diags_->emit(a.value->range, NotConstant, fmt::format("generic parameter '{}' of '{}'", a.name->name, name),
+                   v.kind == TyKind::Tensor ? "this is a tensor" : "this is a runtime value");
+      bad = true;
+      continue;
+    }
     if (!genericAccepts(*g, v)) {
       diags_->emit(a.value->range, GenericArgType, a.name->name, name, "a compile-time " + genericKind(*g), tyStr(v));
       bad = true;
@@ -1709,12 +1790,7 @@ Ty Checker::checkCall(const CallExpr* call, Ctx& ctx) {
       continue;
     }
     if (arg.kind != TyKind::Tensor) return mismatch("a tensor " + tyStr(pt));
-    if (arg.dtype != pt.dtype) {
-      diags_->emit(argExpr->range, DTypeMismatch, name, fmt::format("parameter '{}' is {}", p.name.name, tyStr(pt)),
-                   fmt::format("the argument is {}", tyStr(arg)))
-          .note(p.range, ParamDeclared, p.name.name);
-      return Ty::error();
-    }
+    if (arg.dtype != pt.dtype) return mismatch(tyStr(pt));
     if (!sameShape(arg.shape, pt.shape)) {
       auto d = diags_->emit(argExpr->range, ArgShapeMismatch, p.name.name, name, shapeStr(pt.shape), shapeStr(arg.shape));
       d.note(p.range, ParamDeclared, p.name.name);
@@ -1788,7 +1864,7 @@ void Checker::instantiate(const Callable& c, Module* m, const std::map<std::stri
   diags_ = outer;
   for (Diagnostic diag : local.diagnostics()) {
     if (!reportedInInstances_.insert({diag.kind, diag.range.file, diag.range.begin, diag.range.end}).second) continue;
-    diag.notes.push_back({callRange, fmt::format("in '{}' with {}, called from here", d->name.name, desc)});
+    diag.notes.push_back({callRange, fmt::format(fmt::runtime(InstantiatedFrom.format), d->name.name, desc)});
     diags_->report(std::move(diag));
   }
 }
@@ -1928,8 +2004,17 @@ void Checker::checkOpStmt(const Stmt* s, Ctx& ctx) {
       if (auto* ix = as<IndexExpr>(st->target.get())) {
         base = checkExpr(ix->base.get(), ctx);
         if (base.isError()) return;
+        if (base.kind == TyKind::Tile || base.kind == TyKind::Scalar) {
+          diags_->emit(st->target->range, StoreNotWritable, as<NameExpr>(ix->base.get()) ? as<NameExpr>(ix->base.get())->name : "this",
+                       "it is a tile value; store writes op results and inout parameters");
+          return;
+        }
         if (base.kind != TyKind::Tensor) {
           diags_->emit(st->target->range, StoreTarget);
+          return;
+        }
+        if (base.shape.empty()) {
+          diags_->emit(st->target->range, StoreScalarRegion, base.name);
           return;
         }
         region = checkIndex(ix, ctx, Access::Store);
@@ -2024,7 +2109,7 @@ void Checker::checkOpStmt(const Stmt* s, Ctx& ctx) {
       if (!e->annotations.empty())
         diags_->emit(e->annotations[0].range, AnnotationPlace, e->annotations[0].name.name, "applies to calls in a fn or step, not to statements in an op");
       Ty t = checkExpr(e->expr.get(), ctx);
-      if (!t.isError()) diags_->emit(e->expr->range, ExprStmtNotCall);
+      if (!t.isError()) diags_->emit(e->expr->range, StmtNotInOp, "an expression statement (its value would be unused)");
       return;
     }
   }
@@ -2161,15 +2246,30 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
     case StmtKind::Store: diags_->emit(s->range, StoreOutsideOp); return;
     case StmtKind::For: {
       auto* f = as<ForStmt>(s);
-      auto lo = constInt(f->lo.get(), ctx, "a loop bound");
-      auto hi = constInt(f->hi.get(), ctx, "a loop bound");
-      std::optional<int64_t> step = 1;
-      if (f->step) {
-        step = constInt(f->step.get(), ctx, "a loop step");
-        if (step && *step <= 0) {
-          diags_->emit(f->step->range, LoopStep, fmt::format("found {}", *step));
-          step.reset();
+      // Bounds must be compile-time integers; symbolic ones (generic parameters) check the body once.
+      auto bound = [&](const Expr* b) -> std::optional<int64_t> {
+        Ty t = checkExpr(b, ctx);
+        if (t.isError()) return std::nullopt;
+        if (t.kind != TyKind::Int) {
+          diags_->emit(b->range, FnLoopNotConst, runtimeValue(t) || t.kind == TyKind::Tensor
+                                                     ? "this bound is a runtime value"
+                                                     : fmt::format("this bound is {}", tyStr(t)));
+          return std::nullopt;
         }
+        return t.intValue->isConstant() ? std::optional<int64_t>(t.intValue->value()) : std::nullopt;
+      };
+      auto lo = bound(f->lo.get());
+      auto hi = bound(f->hi.get());
+      int64_t step = 1;
+      bool knownStep = true;
+      if (f->step) {
+        auto st = constInt(f->step.get(), ctx, "a loop step");
+        knownStep = st.has_value();
+        if (st && *st <= 0) {
+          diags_->emit(f->step->range, LoopStep, fmt::format("found {}", *st));
+          knownStep = false;
+        }
+        if (knownStep) step = *st;
       }
       ++ctx.nesting;
       auto body = [&](Ty var) {
@@ -2179,13 +2279,18 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
         ctx.scopes.pop_back();
       };
       constexpr int64_t kMaxUnroll = 65536;
-      if (lo && hi && step) {
-        int64_t n = *hi > *lo ? (*hi - *lo + *step - 1) / *step : 0;
+      if (lo && hi && knownStep) {
+        __int128 span = static_cast<__int128>(*hi) - *lo;
+        int64_t n = span > 0 ? static_cast<int64_t>(std::min<__int128>((span + step - 1) / step, INT64_MAX)) : 0;
         if (n > kMaxUnroll) {
           diags_->emit(SourceRange::cover(f->lo->range, f->hi->range), UnrollLimit, std::to_string(n), std::to_string(kMaxUnroll));
+        } else if (n > unrollBudget_) {
+          if (unrollBudget_ >= 0) diags_->emit(SourceRange::cover(f->lo->range, f->hi->range), UnrollBudget, std::to_string(kUnrollBudget));
+          unrollBudget_ = -1;  // reported once
         } else {
+          unrollBudget_ -= n;
           // Unrolled: each iteration sees its own index, so group indices are checked exactly.
-          for (int64_t i = *lo; i < *hi; i += *step) body(Ty::intConst(Poly::constant(i)));
+          for (int64_t k = 0; k < n; ++k) body(Ty::intConst(Poly::constant(static_cast<int64_t>(*lo + static_cast<__int128>(k) * step))));
         }
       } else {
         body(Ty::intConst(Poly::symbol(f->var.name)));
@@ -2237,7 +2342,7 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
         if (want.isError() || got.isError()) continue;
         if (ctx.kind == BodyKind::Step && got.kind == TyKind::Tensor &&
             (got.storage == Storage::Weight || got.storage == Storage::StepInput || got.storage == Storage::State)) {
-          diags_->emit(e->range, ReturnWeight, declared[i].name ? declared[i].name->name : std::to_string(i),
+          diags_->emit(e->range, ReturnWeight, declared[i].name ? declared[i].name->name : std::to_string(i + 1),
                        storageName(got.storage), got.name);
           continue;
         }
@@ -2249,7 +2354,7 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
         else
           ok = got.kind == want.kind && got.group == want.group;
         if (!ok)
-          diags_->emit(e->range, ReturnType, static_cast<unsigned>(i), ctx.decl->name.name, tyStr(want), tyStr(got))
+          diags_->emit(e->range, ReturnType, static_cast<unsigned>(i + 1), ctx.decl->name.name, tyStr(want), tyStr(got))
               .note(declared[i].range, ResultDeclared);
       }
       return;
@@ -2273,7 +2378,15 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
         return;
       }
       Ty t = checkExpr(e->expr.get(), ctx);
-      if (!t.isError() && t.kind != TyKind::Void) diags_->emit(e->expr->range, UnusedResults, as<CallExpr>(e->expr.get())->callee.name);
+      // Discarding results is fine for a call whose point is writing state through inout.
+      auto* call = as<CallExpr>(e->expr.get());
+      bool writesState = false;
+      if (auto sym = findGlobal(ctx.mod, call->callee.name, call->callee.range, false); sym && sym->decl) {
+        const std::vector<Param>* ps = as<OpDecl>(sym->decl) ? &as<OpDecl>(sym->decl)->params
+                                       : as<FnDecl>(sym->decl) ? &as<FnDecl>(sym->decl)->params : nullptr;
+        writesState = ps && std::any_of(ps->begin(), ps->end(), [](const Param& p) { return p.inout; });
+      }
+      if (!t.isError() && t.kind != TyKind::Void && !writesState) diags_->emit(e->expr->range, UnusedResults, call->callee.name);
       return;
     }
   }
@@ -2328,22 +2441,20 @@ void Checker::bindParams(const std::vector<Param>& ps, Ctx& ctx, bool isOp) {
 
 void Checker::checkTaskGrid(const OpDecl* op, Ctx& ctx, bool concrete) {
   if (op->tasks.size() > 3) diags_->emit(op->tasks[3].range, TaskGridRank, static_cast<unsigned>(op->tasks.size()));
-  std::optional<int64_t> total = 1;
+  int64_t total = 1;
+  bool knownTotal = true;
   for (const auto& td : op->tasks) {
     Ty e = checkExpr(td.extent.get(), ctx);
     if (!e.isError()) {
       if (e.kind != TyKind::Int) {
         diags_->emit(td.extent->range, TaskExtent, td.var.name,
                      runtimeValue(e) || e.kind == TyKind::Tensor ? "this is a runtime value" : fmt::format("found {}", tyStr(e)));
-        total.reset();
+        knownTotal = false;
       } else if (e.intValue->isConstant()) {
         if (e.intValue->value() <= 0) diags_->emit(td.extent->range, TaskExtent, td.var.name, fmt::format("found {}", e.intValue->str()));
-        if (total && !__builtin_mul_overflow(*total, e.intValue->value(), &*total)) {
-        } else {
-          total.reset();
-        }
+        if (__builtin_mul_overflow(total, e.intValue->value(), &total)) knownTotal = false;
       } else {
-        total.reset();
+        knownTotal = false;
       }
       // Every division in an extent must be exact, or tasks would silently drop elements.
       std::function<void(const Expr*)> exact = [&](const Expr* x) {
@@ -2375,8 +2486,8 @@ void Checker::checkTaskGrid(const OpDecl* op, Ctx& ctx, bool concrete) {
     diags_->setSuppressed(true);
     Ty n = checkExpr(a.args[0].get(), ctx);
     diags_->setSuppressed(was);
-    if (n.kind == TyKind::Int && n.intValue->isConstant() && total && n.intValue->value() > 0 && *total % n.intValue->value() != 0)
-      diags_->emit(a.range, ClusterTasks, n.intValue->str(), std::to_string(*total), op->name.name);
+    if (n.kind == TyKind::Int && n.intValue->isConstant() && knownTotal && n.intValue->value() > 0 && total % n.intValue->value() != 0)
+      diags_->emit(a.range, ClusterTasks, n.intValue->str(), std::to_string(total), op->name.name);
   }
 }
 
@@ -2438,8 +2549,10 @@ void Checker::checkOp(const OpDecl* op, Module* m, const std::map<std::string, T
   checkTaskGrid(op, ctx, bindings != nullptr);
   checkBlock(op->body, ctx);
   if (!bindings) {
-    for (const auto& r : op->results)
-      if (r.name && !ctx.stored.count(r.name->name)) diags_->emit(r.name->range, OpResultUnnamedStore, r.name->name);
+    // Only for an op with no other error: a broken body often lost its stores to recovery.
+    if (diags_->errorCount() == before && !parseErrors_.count(m))
+      for (const auto& r : op->results)
+        if (r.name && !ctx.stored.count(r.name->name)) diags_->emit(r.name->range, ResultNeverStored, r.name->name);
     genericClean_[op] = diags_->errorCount() == before;
   }
 }
@@ -2479,7 +2592,10 @@ void Checker::checkStep(const StepDecl* step, Module* m) {
   ctx.scopes.emplace_back();
   for (const auto& p : step->params) {
     Ty t = resolveType(p.type, ctx, "step input", p.name.name, true);
-    if (p.inout) diags_->emit(p.range, StepInout);
+    if (p.inout) {
+      diags_->emit(p.range, StepInout);
+      t = Ty::error();
+    }
     if (!t.isError()) {
       bool ok = t.kind == TyKind::Tensor && (t.dtype == DType::I32 || (!t.shape.empty() && t.dtype == DType::F32));
       if (!ok) {
@@ -2510,12 +2626,37 @@ void Checker::checkStep(const StepDecl* step, Module* m) {
     diags_->emit(step->name.range, MissingReturn, step->name.name);
 }
 
+void Checker::checkCallCycles() {
+  // Depth-first search; a back edge closes a cycle, reported at the call that closes it.
+  std::map<const Decl*, int> state;  // 0 unseen, 1 on the path, 2 done
+  std::vector<const Decl*> path;
+  std::function<void(const Decl*)> visit = [&](const Decl* d) {
+    state[d] = 1;
+    path.push_back(d);
+    for (auto& [callee, range] : calls_[d]) {
+      if (state[callee] == 1 && callee != d) {
+        std::string chain;
+        for (auto it = std::find(path.begin(), path.end(), callee); it != path.end(); ++it) chain += (*it)->name.name + " -> ";
+        diags_->emit(range, CallCycle, chain + callee->name.name);
+      } else if (state[callee] == 0) {
+        visit(callee);
+      }
+    }
+    path.pop_back();
+    state[d] = 2;
+  };
+  for (auto& [d, _] : calls_)
+    if (state[d] == 0) visit(d);
+}
+
 void Checker::run(FileId rootFile) {
   Module* root = addModule(rootFile, sources_.file(rootFile).path(), true);
   std::vector<Module*> stack;
   loadImports(root, stack);
   for (auto& m : program_.modules) collectGlobals(m.get());
   checkConfigs(root);
+  // Without the config the user asked for, every use of a config field would be one more error.
+  if (options_.configName && !program_.config) return;
   for (auto& mp : program_.modules) {
     Module* m = mp.get();
     for (const auto& d : m->ast->decls) {
@@ -2555,6 +2696,7 @@ void Checker::run(FileId rootFile) {
       }
     }
   }
+  checkCallCycles();
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ struct Module {
   std::string name;  // the import path (std.nn) or the root file's path
   std::unique_ptr<ast::Module> ast;
   bool isRoot = false;
+  SourceRange importedAt;  // the first import that loaded it
   std::vector<Module*> imports;
 };
 

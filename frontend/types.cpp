@@ -3,10 +3,29 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "frontend/ast.h"
 
 namespace mk {
+
+namespace {
+// An opaque symbol for a result the normal form does not keep (inexact division, or a product
+// too large to expand). Long names are hashed so nested opaque symbols cannot grow without bound.
+Poly opaque(const Poly& a, const char* op, const Poly& b) {
+  // Operands that are sums keep their brackets: "((N + 1) / 2)".
+  auto operand = [](const Poly& p) {
+    std::string s = p.str();
+    bool sum = s.find(" + ") != std::string::npos || s.find(" - ") != std::string::npos;
+    return sum ? "(" + s + ")" : s;
+  };
+  std::string name = "(" + operand(a) + op + operand(b) + ")";
+  if (name.size() > 160) name = fmt::format("(expr#{:016x})", std::hash<std::string>{}(name));
+  return Poly::symbol(name);
+}
+constexpr size_t kMaxTerms = 64;
+constexpr size_t kMaxDegree = 16;
+}  // namespace
 
 Poly Poly::constant(int64_t v) {
   Poly p;
@@ -56,15 +75,22 @@ std::optional<Poly> Poly::add(const Poly& a, const Poly& b) {
 }
 
 std::optional<Poly> Poly::sub(const Poly& a, const Poly& b) {
-  Poly nb;
+  Poly r = a;
   for (auto& [m, c] : b.terms_) {
-    if (c == INT64_MIN) return std::nullopt;
-    nb.terms_[m] = -c;
+    int64_t& slot = r.terms_[m];
+    if (__builtin_sub_overflow(slot, c, &slot)) return std::nullopt;
+    if (slot == 0) r.terms_.erase(m);
   }
-  return add(a, nb);
+  return r;
 }
 
 std::optional<Poly> Poly::mul(const Poly& a, const Poly& b) {
+  auto degree = [](const Poly& p) {
+    size_t d = 0;
+    for (auto& [m, c] : p.terms_) d = std::max(d, m.size());
+    return d;
+  };
+  if (a.terms_.size() * b.terms_.size() > kMaxTerms || degree(a) + degree(b) > kMaxDegree) return opaque(a, " * ", b);
   Poly r;
   for (auto& [ma, ca] : a.terms_)
     for (auto& [mb, cb] : b.terms_) {
@@ -84,10 +110,8 @@ std::optional<Poly> Poly::div(const Poly& a, const Poly& b) {
   if (b.isConstant()) {
     int64_t d = b.value();
     if (d == 0) return std::nullopt;
-    if (a.isConstant()) {
-      if (a.value() == INT64_MIN && d == -1) return std::nullopt;
-      return constant(a.value() / d);
-    }
+    if (d == -1) return sub(Poly(), a);  // INT64_MIN / -1 overflows instead of trapping
+    if (a.isConstant()) return constant(a.value() / d);
     bool exact = std::all_of(a.terms_.begin(), a.terms_.end(), [&](auto& t) { return t.second % d == 0; });
     if (exact) {
       Poly r;
@@ -97,23 +121,21 @@ std::optional<Poly> Poly::div(const Poly& a, const Poly& b) {
   } else if (a == b) {
     return constant(1);
   }
-  return symbol("(" + a.str() + " / " + b.str() + ")");
+  return opaque(a, " / ", b);
 }
 
 std::optional<Poly> Poly::mod(const Poly& a, const Poly& b) {
   if (b.isConstant()) {
     int64_t d = b.value();
     if (d == 0) return std::nullopt;
-    if (a.isConstant()) {
-      if (d == -1) return constant(0);
-      return constant(a.value() % d);
-    }
+    if (d == -1) return constant(0);
+    if (a.isConstant()) return constant(a.value() % d);
     bool exact = std::all_of(a.terms_.begin(), a.terms_.end(), [&](auto& t) { return t.second % d == 0; });
     if (exact) return constant(0);
   } else if (a == b) {
     return constant(0);
   }
-  return symbol("(" + a.str() + " % " + b.str() + ")");
+  return opaque(a, " % ", b);
 }
 
 std::optional<Poly> Poly::substitute(const std::map<std::string, Poly>& env) const {

@@ -41,7 +41,7 @@ fnResults    : typeRef | LPAREN fnResult (COMMA fnResult)* RPAREN ;
 fnResult     : (IDENT COLON)? typeRef ;
 
 genericParams : LT genericParam (COMMA genericParam)* GT ;
-genericParam  : IDENT (COLON IDENT)? (ASSIGN primary)? ;
+genericParam  : IDENT (COLON IDENT)? (ASSIGN MINUS? primary)? ;
 paramList     : param (COMMA param)* ;
 param         : IDENT COLON INOUT? typeRef ;
 

@@ -45,4 +45,5 @@ if [[ -f build/CMakeCache.txt ]] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$'
   rm -rf build
 fi
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON --log-level=WARNING
-ninja -C build "${jobs[@]}"
+# -k 0: build everything that can be built, so one broken file still leaves the rest testable.
+ninja -C build -k 0 "${jobs[@]}"

@@ -71,7 +71,7 @@ clang_build() {
     rm -rf "$dir"
   fi
   CC=$CLANG_CC CXX=$CLANG_CXX cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DBUILD_TESTING=ON --log-level=WARNING "$@" && ninja -C "$dir" "${jobs[@]}" $target
+    -DBUILD_TESTING=ON --log-level=WARNING "$@" && ninja -C "$dir" -k 0 "${jobs[@]}" $target
 }
 
 # LeakSanitizer cannot run where ptrace is forbidden (some containers); then leaks go unchecked.
@@ -92,11 +92,13 @@ probe_leak_sanitizer() {
 # ---- 1. build/ and its tests -------------------------------------------------------------------
 banner "set-up and build (scripts/setup.sh)"
 start=$SECONDS
-if ! bash scripts/setup.sh; then
+if bash scripts/setup.sh; then
+  steps+=("set-up/build: ok ($((SECONDS - start))s)")
+else
   step_failed "set-up/build" "scripts/setup.sh failed"
-  finish
+  # A build with some broken targets still runs the tests it has (unbuilt ones fail in ctest).
+  [[ -f build/CTestTestfile.cmake && -x build/tools/mkdsl/mkdsl ]] || finish
 fi
-steps+=("set-up/build: ok ($((SECONDS - start))s)")
 
 banner "tests (build/)"
 run_ctest "tests" build
@@ -115,10 +117,12 @@ banner "sanitizer build (build-asan/, ASan+UBSan, $CLANG_CXX)"
 start=$SECONDS
 if clang_build build-asan "" -DMK_SANITIZE=ON; then
   steps+=("sanitizer build: ok ($((SECONDS - start))s)")
+else
+  step_failed "sanitizer build" "build-asan did not fully build"
+fi
+if [[ -f build-asan/CTestTestfile.cmake && -x build-asan/tools/mkdsl/mkdsl ]]; then
   banner "tests under ASan+UBSan (build-asan/)"
   run_ctest "tests (ASan+UBSan)" build-asan
-else
-  step_failed "tests (ASan+UBSan)" "build-asan did not build"
 fi
 
 # ---- 3. fuzzing --------------------------------------------------------------------------------

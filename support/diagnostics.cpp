@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "support/json.h"
+#include "support/utf8.h"
 
 namespace mk {
 
@@ -35,6 +36,24 @@ std::string location(const SourceManager& sources, SourceRange r) {
   return fmt::format("{}:{}:{}", f.path(), lc.line, lc.col);
 }
 
+// `text` with every byte that is not part of valid UTF-8, and every control character but tab,
+// shown as U+FFFD, so a snippet never sends raw garbage to a terminal or a golden file.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    auto c = static_cast<unsigned char>(text[i]);
+    size_t n = utf8Length(text, i);
+    if (n == 0 || (c < 0x20 && c != '\t') || c == 0x7f) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
 // The source line of `r` and an underline: '^' under its first byte, '~' under the rest of it
 // on that line. Tabs are kept in the underline so it lines up in any terminal.
 void renderSnippet(std::string& out, const SourceManager& sources, SourceRange r) {
@@ -43,7 +62,7 @@ void renderSnippet(std::string& out, const SourceManager& sources, SourceRange r
   std::string_view text = f.line(lc.line);
   std::string gutter = fmt::format("{:>5} | ", lc.line);
   out += gutter;
-  out += text;
+  out += printable(text);
   out += '\n';
   std::string underline(gutter.size() - 2, ' ');
   underline += "| ";
@@ -74,6 +93,11 @@ void DiagnosticEngine::clear() {
 
 void DiagnosticEngine::report(Diagnostic diag) {
   if (suppressed_ || limitReached_) return;
+  // The same problem reached again (an unrolled loop, another instantiation) is reported once.
+  for (const Diagnostic& d : diags_)
+    if (d.kind == diag.kind && d.range.file == diag.range.file && d.range.begin == diag.range.begin &&
+        d.range.end == diag.range.end && d.message == diag.message)
+      return;
   if (diag.severity == Severity::Error) {
     if (errorLimit_ && errorCount_ >= errorLimit_) {
       limitReached_ = true;

@@ -105,6 +105,7 @@ class DiagnosticEngine {
   const SourceManager& sources() const { return sources_; }
   void clear();
 
+  // Records a diagnostic; one identical to an earlier one (kind, place and message) is dropped.
   void report(Diagnostic diag);
 
  private:

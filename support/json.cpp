@@ -2,19 +2,9 @@
 
 #include <cstdio>
 
-namespace mk {
+#include "support/utf8.h"
 
-namespace {
-// Length of the valid UTF-8 sequence at s[i], or 0 when it is not one.
-size_t utf8Length(std::string_view s, size_t i) {
-  auto c = static_cast<unsigned char>(s[i]);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return 0;
-  return n;
-}
-}  // namespace
+namespace mk {
 
 std::string jsonQuote(std::string_view s) {
   std::string out = "\"";

@@ -6,3 +6,8 @@ op count_positive<N>(x: f32[N]) -> y: f32[N]
   let pos = v > 0.0;
   store y[0 : +N] = pos + pos;
 }
+
+// CHECK:EXIT: 1
+// CHECK: bool_arithmetic.mk:7:25: error: '+' cannot take bool[N] [E0306]
+// CHECK:     7 |   store y[0 : +N] = pos + pos;
+// CHECK:       |                         ^

@@ -4,3 +4,8 @@ config small {
   layers = 2;
   hidden = 128;
 }
+
+// CHECK:EXIT: 1
+// CHECK: config_duplicate_field.mk:5:3: error: config field 'hidden' is set twice [E0208]
+// CHECK:     5 |   hidden = 128;
+// CHECK:       |   ^~~~~~

@@ -8,3 +8,8 @@ config big : small {
   hidden = 4096;
   heads = 32;
 }
+
+// CHECK:EXIT: 1
+// CHECK: config_new_field.mk:9:3: error: config 'big' sets 'heads', which its base 'small' does not have [E0207]
+// CHECK:     9 |   heads = 32;
+// CHECK:       |   ^~~~~

@@ -6,3 +6,8 @@ op add<N>(a: bf16[N], b: f32[N]) -> y: f32[N]
   let vb = load b[0 : +N];
   store y[0 : +N] = va + vb;
 }
+
+// CHECK:EXIT: 1
+// CHECK: dtype_mismatch_bf16_f32.mk:7:24: error: dtype mismatch in '+': bf16[N] and f32[N]; convert one side with `as` [E0304]
+// CHECK:     7 |   store y[0 : +N] = va + vb;
+// CHECK:       |                        ^

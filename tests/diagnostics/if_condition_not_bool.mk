@@ -9,3 +9,8 @@ op clamp<N>(x: f32[N], limit: f32) -> y: f32
     store y = s;
   }
 }
+
+// CHECK:EXIT: 1
+// CHECK: if_condition_not_bool.mk:6:6: error: an if condition must be a bool, found f32 [E0309]
+// CHECK:     6 |   if s - limit {
+// CHECK:       |      ^~~~~~~~~

@@ -2,3 +2,8 @@
 import imported_config_mod;
 
 const c = 1;
+
+// CHECK:EXIT: 1
+// CHECK: modules/imported_config_mod.mk:2:8: error: imported module 'imported_config_mod' declares a config; only the root file may [E0105]
+// CHECK:     2 | config inner {
+// CHECK:       |        ^~~~~

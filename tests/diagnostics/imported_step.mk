@@ -2,3 +2,8 @@
 import imported_step_mod;
 
 const c = 1;
+
+// CHECK:EXIT: 1
+// CHECK: modules/imported_step_mod.mk:8:6: error: imported module 'imported_step_mod' declares a step; only the root file may [E0106]
+// CHECK:     8 | step inner(x: f32[8]) -> (y: f32[8]) {
+// CHECK:       |      ^~~~~

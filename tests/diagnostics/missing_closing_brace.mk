@@ -4,3 +4,11 @@ op copy<N>(x: f32[N]) -> y: f32[N]
 {
   let v = load x[0 : +N];
   store y[0 : +N] = v;
+
+// CHECK:EXIT: 1
+// CHECK: missing_closing_brace.mk:15:1: error: expected '}', found end of file [E0005]
+// CHECK:    15 | 
+// CHECK:       | ^
+// CHECK: missing_closing_brace.mk:4:1: note: to match this '{'
+// CHECK:     4 | {
+// CHECK:       | ^

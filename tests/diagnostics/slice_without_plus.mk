@@ -5,3 +5,8 @@ op copy<N>(x: f32[N]) -> y: f32[N]
   let v = load x[0 : N];
   store y[0 : +N] = v;
 }
+
+// CHECK:EXIT: 1
+// CHECK: slice_without_plus.mk:5:22: error: expected '+', found name 'N' [E0005]
+// CHECK:     5 |   let v = load x[0 : N];
+// CHECK:       |                      ^

@@ -9,3 +9,8 @@ fn twice(x: f32[8]) -> f32[8] {
   let y = cpy(x);
   return y;
 }
+
+// CHECK:EXIT: 1
+// CHECK: unknown_op_in_fn.mk:9:11: error: unknown name 'cpy'; did you mean 'copy'? [E0108]
+// CHECK:     9 |   let y = cpy(x);
+// CHECK:       |           ^~~

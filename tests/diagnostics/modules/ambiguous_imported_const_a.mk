@@ -1,0 +1,2 @@
+// Helper for ambiguous_imported_const.mk.
+const width = 64;
