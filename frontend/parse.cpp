@@ -130,10 +130,12 @@ class ErrorListener : public antlr4::BaseErrorListener {
         want += names[i];
       }
     }
+    // Where a bracket is still open, the cause is usually its missing partner: `(1 + 2;` lacks
+    // its ')', whatever the parser's state happened to expect.
+    auto* open = unclosedBracket(parser, offending);
+    if (open && open->getType() != MkLexer::LBRACE) want = open->getType() == MkLexer::LPAREN ? "')'" : "']'";
     auto diag = diags_.emit(r, SyntaxError, want, describeFound(offending));
-    // Where a bracket is still open, the cause is usually its missing partner.
-    if (auto* open = unclosedBracket(parser, offending))
-      diag.note(rangeOf(open), UnclosedBracket, open->getText());
+    if (open) diag.note(rangeOf(open), UnclosedBracket, open->getText());
   }
 
   // The innermost bracket opened before `at` and not closed by then, if any.

@@ -87,6 +87,7 @@ MK_DIAGNOSTIC(DeclaredHere, Note, "'{0}' is declared here", std::string);
 // ---- Constants and config ------------------------------------------------------------------------
 MK_DIAGNOSTIC(ConstCycle, Error, "constant '{0}' depends on itself: {1}", std::string, std::string);
 MK_DIAGNOSTIC(NotConstant, Error, "{0} must be a compile-time value; {1}", std::string, std::string);
+MK_DIAGNOSTIC(ConstNeedsValue, Error, "{0}", std::string);
 MK_DIAGNOSTIC(DivisionByZero, Error, "division by zero in a compile-time expression");
 MK_DIAGNOSTIC(IntOverflow, Error, "integer overflow in a compile-time expression");
 MK_DIAGNOSTIC(UnknownConfig, Error, "unknown config '{0}'{1}", std::string, std::string);
@@ -301,6 +302,10 @@ class Checker {
     std::string what;  // "fn 'block'", for messages
     // Op bodies: which results were stored.
     std::set<std::string> stored;
+    // Fns: what the expression being checked must be a compile-time value for, so runtime
+    // arithmetic there is reported as that (e.g. "constant 'n'"), not as misplaced arithmetic.
+    const DiagnosticDef<std::string>* constNeeded = nullptr;
+    std::string constWhat;
   };
 
   // --- modules
@@ -1182,7 +1187,11 @@ Ty Checker::checkBinary(const BinaryExpr* b, Ctx& ctx) {
   if (ctx.kind != BodyKind::Op && !(l.isCompileTime() && r.isCompileTime()) &&
       (l.isValue() || l.kind == TyKind::Tensor) && (r.isValue() || r.kind == TyKind::Tensor)) {
     const Ty& rt = l.isCompileTime() ? r : l;
-    diags_->emit(b->range, TensorArith, opName, rt.kind == TyKind::Tensor ? "tensor '" + rt.name + "'" : "a runtime " + tyStr(rt));
+    std::string what = rt.kind == TyKind::Tensor ? "tensor '" + rt.name + "'" : "a runtime " + tyStr(rt);
+    if (ctx.constNeeded && rt.kind != TyKind::Tensor)
+      diags_->emit(b->range, *ctx.constNeeded, ctx.constWhat + fmt::format("'{}' is computed at run time", opName));
+    else
+      diags_->emit(b->range, TensorArith, opName, what);
     return Ty::error();
   }
   if (!requireValue(l, b->lhs.get(), opName) || !requireValue(r, b->rhs.get(), opName)) return Ty::error();
@@ -2212,7 +2221,10 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
     }
     case StmtKind::Const: {
       auto* c = as<ConstStmt>(s);
+      ctx.constNeeded = &ConstNeedsValue;
+      ctx.constWhat = fmt::format("constant '{}' must be a compile-time value; ", c->name.name);
       Ty v = evalConst(c->value.get(), ctx, fmt::format("constant '{}'", c->name.name));
+      ctx.constNeeded = nullptr;
       declareLocal(ctx, c->name, Local{Local::Const, v, {}});
       return;
     }
@@ -2248,7 +2260,10 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
       auto* f = as<ForStmt>(s);
       // Bounds must be compile-time integers; symbolic ones (generic parameters) check the body once.
       auto bound = [&](const Expr* b) -> std::optional<int64_t> {
+        ctx.constNeeded = &FnLoopNotConst;
+        ctx.constWhat.clear();
         Ty t = checkExpr(b, ctx);
+        ctx.constNeeded = nullptr;
         if (t.isError()) return std::nullopt;
         if (t.kind != TyKind::Int) {
           diags_->emit(b->range, FnLoopNotConst, runtimeValue(t) || t.kind == TyKind::Tensor
@@ -2300,7 +2315,10 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
     }
     case StmtKind::If: {
       auto* i = as<IfStmt>(s);
+      ctx.constNeeded = &FnIfNotConst;
+      ctx.constWhat.clear();
       Ty c = checkExpr(i->cond.get(), ctx);
+      ctx.constNeeded = nullptr;
       if (!c.isError() && c.kind != TyKind::Bool)
         diags_->emit(i->cond->range, FnIfNotConst, fmt::format("found {}", tyStr(c)));
       ++ctx.nesting;

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "frontend/parse.h"
+#include "frontend/sema.h"
 #include "support/diagnostics.h"
 #include "support/source.h"
 
@@ -30,11 +31,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   mk::FileId file = sources.add("fuzz.mk", text);
   mk::DiagnosticEngine diags(sources);
   diags.setErrorLimit(100);
-  std::unique_ptr<mk::ast::Module> module = mk::parseFile(file, sources, diags);
-  (void)module;
-
-  // TODO(check): run semantic analysis here once the check API lands, e.g.
-  //   mk::checkProgram(*module, sources, diags, options);
+  // Parse and check as `mkdsl check` does, under every config the input declares. Imports of
+  // std modules resolve against the real stdlib; other imports find nothing (no folder to search).
+  mk::CheckOptions options;
+  options.allConfigs = true;
+  mk::checkProgram(sources, diags, file, options);
 
   for (const mk::Diagnostic& d : diags.diagnostics()) (void)mk::renderText(sources, d);
   (void)mk::renderJson(sources, diags.diagnostics());

@@ -14,3 +14,6 @@ fn run(x: f32[8]) -> f32[8] {
 // CHECK: call_duplicate_named_generic.mk:9:29: error: generic parameter 's' is given twice [E0553]
 // CHECK:     9 |   let y = scale(x, s = 2.0, s = 3.0);
 // CHECK:       |                             ^
+// CHECK: call_duplicate_named_generic.mk:9:24: note: previous definition is here
+// CHECK:     9 |   let y = scale(x, s = 2.0, s = 3.0);
+// CHECK:       |                        ^~~

@@ -9,3 +9,6 @@ config small {
 // CHECK: config_duplicate_field.mk:5:3: error: config field 'hidden' is set twice [E0208]
 // CHECK:     5 |   hidden = 128;
 // CHECK:       |   ^~~~~~
+// CHECK: config_duplicate_field.mk:3:3: note: previous definition is here
+// CHECK:     3 |   hidden = 64;
+// CHECK:       |   ^~~~~~

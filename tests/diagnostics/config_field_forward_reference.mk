@@ -6,6 +6,9 @@ config small {
 }
 
 // CHECK:EXIT: 1
-// CHECK: config_field_forward_reference.mk:4:14: error: unknown name 'hidden' [E0108]
+// CHECK: config_field_forward_reference.mk:4:14: error: unknown name 'hidden'; it is set later in this config, and a field sees only the fields before it [E0108]
 // CHECK:     4 |   head_dim = hidden / heads;
 // CHECK:       |              ^~~~~~
+// CHECK: config_field_forward_reference.mk:5:3: note: 'hidden' is declared here
+// CHECK:     5 |   hidden = 64;
+// CHECK:       |   ^~~~~~

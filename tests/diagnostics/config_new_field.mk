@@ -13,3 +13,6 @@ config big : small {
 // CHECK: config_new_field.mk:9:3: error: config 'big' sets 'heads', which its base 'small' does not have [E0207]
 // CHECK:     9 |   heads = 32;
 // CHECK:       |   ^~~~~
+// CHECK: config_new_field.mk:2:8: note: 'small' is declared here
+// CHECK:     2 | config small {
+// CHECK:       |        ^~~~~

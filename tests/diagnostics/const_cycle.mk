@@ -3,7 +3,7 @@ const a = b + 1;
 const b = a * 2;
 
 // CHECK:EXIT: 1
-// CHECK: const_cycle.mk:3:11: error: constant 'a' depends on itself [E0201]
+// CHECK: const_cycle.mk:3:11: error: constant 'a' depends on itself: a -> b -> a [E0201]
 // CHECK:     3 | const b = a * 2;
 // CHECK:       |           ^
 // CHECK: const_cycle.mk:2:7: note: 'a' is declared here

@@ -12,6 +12,6 @@ fn run(x: f32[8], pos: i32) -> f32[8] {
 }
 
 // CHECK:EXIT: 1
-// CHECK: const_not_constant.mk:9:17: error: const 'start' must be a compile-time value; this is a runtime value [E0202]
+// CHECK: const_not_constant.mk:9:17: error: constant 'start' must be a compile-time value; '*' is computed at run time [E0216]
 // CHECK:     9 |   const start = pos * 2;
 // CHECK:       |                 ^~~~~~~

@@ -14,6 +14,6 @@ fn run(x: f32[8], n: i32) -> f32[8] {
 }
 
 // CHECK:EXIT: 1
-// CHECK: fn_if_not_constant.mk:10:6: error: `if` in a fn or step needs a compile-time condition; this is a runtime value [E0713]
+// CHECK: fn_if_not_constant.mk:10:6: error: `if` in a fn or step needs a compile-time condition; '>' is computed at run time [E0713]
 // CHECK:    10 |   if n > 0 {
 // CHECK:       |      ^~~~~

@@ -13,6 +13,6 @@ fn run() -> f32[64] {
 }
 
 // CHECK:EXIT: 1
-// CHECK: index_not_indexable.mk:11:16: error: cannot index weight 'norm' [E0418]
+// CHECK: index_not_indexable.mk:11:16: error: cannot index weight 'norm' in a fn or step; its regions are loaded inside ops [E0418]
 // CHECK:    11 |   let y = copy(norm[0]);
 // CHECK:       |                ^~~~~~~

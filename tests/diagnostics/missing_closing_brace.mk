@@ -6,9 +6,9 @@ op copy<N>(x: f32[N]) -> y: f32[N]
   store y[0 : +N] = v;
 
 // CHECK:EXIT: 1
-// CHECK: missing_closing_brace.mk:15:1: error: expected '}', found end of file [E0005]
-// CHECK:    15 | 
+// CHECK: missing_closing_brace.mk:8:1: error: expected a statement or '}', found end of file [E0005]
+// CHECK:     8 | 
 // CHECK:       | ^
-// CHECK: missing_closing_brace.mk:4:1: note: to match this '{'
+// CHECK: missing_closing_brace.mk:4:1: note: this '{' is not closed
 // CHECK:     4 | {
 // CHECK:       | ^

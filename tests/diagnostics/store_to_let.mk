@@ -8,6 +8,6 @@ op copy<N>(x: f32[N]) -> y: f32[N]
 }
 
 // CHECK:EXIT: 1
-// CHECK: store_to_let.mk:6:9: error: store needs a tensor region such as `y[t * 16 : +16]` [E0510]
+// CHECK: store_to_let.mk:6:9: error: cannot store to 'v': it is a tile value; store writes op results and inout parameters [E0509]
 // CHECK:     6 |   store v[0 : +N] = v * 2.0;
 // CHECK:       |         ^~~~~~~~~

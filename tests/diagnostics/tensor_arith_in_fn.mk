@@ -12,6 +12,6 @@ fn run(x: f32[8]) -> f32[8] {
 }
 
 // CHECK:EXIT: 1
-// CHECK: tensor_arith_in_fn.mk:10:11: error: tensor arithmetic is written inside ops; fns and the step compose calls [E0567]
+// CHECK: tensor_arith_in_fn.mk:10:11: error: '+' on tensor 'y': runtime arithmetic is written inside ops; fns and the step compose op calls [E0567]
 // CHECK:    10 |   let z = y + x;
 // CHECK:       |           ^~~~~

@@ -2,10 +2,14 @@
 // files expect. No Python on the test path: this is the whole harness.
 //
 // Diagnostics mode (negative goldens):
-//   golden_runner --mkdsl PATH --dir tests/diagnostics [--update]
-// For each `*.mk` directly in DIR (sorted by name) it runs `mkdsl check -I <DIR>/modules NAME` with
-// DIR as the working directory, so paths in the output are relative (`unknown_name.mk:3:5`), and
-// captures stdout+stderr (one pipe) and the exit code. The expectation is a block of comment lines
+//   golden_runner --mkdsl PATH --dir tests/diagnostics --stdlib STDLIB [--update]
+// For each `*.mk` directly in DIR (sorted by name) it copies the program part of the file (the
+// text before its CHECK block) into a scratch folder beside a `modules` link to <DIR>/modules, and
+// runs `mkdsl check -I modules --stdlib STDLIB NAME` there, so paths in the output are relative
+// (`unknown_name.mk:3:5`, `modules/x.mk:1:1`) and the expectations never feed back into the run
+// (an unterminated comment would otherwise swallow them). The STDLIB path is printed as
+// `<stdlib>` so the goldens do not depend on the checkout. It captures stdout+stderr (one pipe)
+// and the exit code. The expectation is a block of comment lines
 // at the END of the file:
 //   // CHECK:EXIT: 1
 //   // CHECK: unknown_name.mk:3:5: error: unknown name 'x' [E0201]
@@ -276,7 +280,15 @@ struct Tally {
   }
 };
 
-int runDiagnostics(const std::string& mkdsl, const fs::path& dirArg, bool update) {
+// `text` with every occurrence of `from` replaced by `to`.
+std::string replaceAll(std::string text, const std::string& from, const std::string& to) {
+  if (from.empty()) return text;
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+int runDiagnostics(const std::string& mkdsl, const fs::path& dirArg, const std::string& stdlib, bool update) {
   Tally t;
   std::error_code ec;
   fs::path dir = fs::absolute(dirArg, ec);
@@ -291,7 +303,21 @@ int runDiagnostics(const std::string& mkdsl, const fs::path& dirArg, bool update
   std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
     return a.filename().string() < b.filename().string();
   });
-  const std::string modules = (dir / "modules").string();
+  char scratchTemplate[] = "/tmp/mk_golden_XXXXXX";
+  if (!mkdtemp(scratchTemplate)) {
+    std::cout << "golden_runner: cannot create a scratch folder\n";
+    t.failed = 1;
+    return t.finish();
+  }
+  const fs::path scratch = scratchTemplate;
+  fs::create_directory_symlink(dir / "modules", scratch / "modules", ec);
+  struct Cleanup {
+    fs::path p;
+    ~Cleanup() {
+      std::error_code e;
+      fs::remove_all(p, e);
+    }
+  } cleanup{scratch};
 
   for (const fs::path& file : files) {
     const std::string name = file.filename().string();
@@ -302,8 +328,14 @@ int runDiagnostics(const std::string& mkdsl, const fs::path& dirArg, bool update
       continue;
     }
     GoldenFile g = splitGolden(*text);
-    RunResult r = run({mkdsl, "check", "-I", modules, name}, dir.string());
-    std::vector<std::string> actual = splitLines(r.output);
+    if (!writeFile(scratch / name, g.program)) {
+      std::cout << "FAIL " << name << ": cannot write its scratch copy\n";
+      ++t.failed;
+      continue;
+    }
+    RunResult r = run({mkdsl, "check", "-I", "modules", "--stdlib", stdlib, name}, scratch.string());
+    fs::remove(scratch / name, ec);
+    std::vector<std::string> actual = splitLines(replaceAll(r.output, stdlib, "<stdlib>"));
     bool normalExit = !r.spawnFailed && !r.timedOut && !r.signaled;
 
     if (update) {
@@ -413,7 +445,7 @@ int runSmoke(const std::string& mkdsl) {
 }
 
 int usage() {
-  std::cerr << "usage: golden_runner --mkdsl PATH --dir DIR [--update]\n"
+  std::cerr << "usage: golden_runner --mkdsl PATH --dir DIR --stdlib DIR [--update]\n"
                "       golden_runner --mkdsl PATH --fmt-roundtrip FILES...\n"
                "       golden_runner --mkdsl PATH --check-ok FILES...\n"
                "       golden_runner --mkdsl PATH --smoke\n";
@@ -424,7 +456,7 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(true);
-  std::string mkdsl, dir, mode;
+  std::string mkdsl, dir, mode, stdlib;
   bool update = false;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
@@ -432,6 +464,7 @@ int main(int argc, char** argv) {
     if (a == "--mkdsl" && i + 1 < argc) mkdsl = argv[++i];
     else if (a == "--dir" && i + 1 < argc) { dir = argv[++i]; mode = "dir"; }
     else if (a == "--update") update = true;
+    else if (a == "--stdlib" && i + 1 < argc) stdlib = argv[++i];
     else if (a == "--fmt-roundtrip" || a == "--check-ok" || a == "--smoke") mode = a;
     else if (!a.empty() && a[0] == '-' && a != "-") return usage();
     else files.push_back(a);
@@ -439,7 +472,12 @@ int main(int argc, char** argv) {
   if (mkdsl.empty() || mode.empty()) return usage();
   std::error_code ec;
   mkdsl = fs::absolute(mkdsl, ec).string();  // the diagnostics mode runs it from another directory
-  if (mode == "dir") return files.empty() ? runDiagnostics(mkdsl, dir, update) : usage();
+  if (mode == "dir") {
+    if (!files.empty() || stdlib.empty()) return usage();
+    stdlib = fs::absolute(stdlib, ec).lexically_normal().string();
+    if (!stdlib.empty() && stdlib.back() == '/') stdlib.pop_back();
+    return runDiagnostics(mkdsl, dir, stdlib, update);
+  }
   if (mode == "--fmt-roundtrip")
     return runExpectSuccess(mkdsl, {"fmt", "--check"}, files,
                             "not canonically formatted (or fmt failed); run `mkdsl fmt` on:");
