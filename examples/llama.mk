@@ -131,10 +131,10 @@ step decode(token: i32, pos: i32) -> (logits: f32[vocab], next: i32) {
         x = llama_block(x, pos,
             layer[l].input_norm, layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
             layer[l].o_proj, layer[l].post_norm, layer[l].gate_up, layer[l].down,
-            R = tile_rows, NS = attn_splits, C = k_chunk, AC = attn_chunk, eps = rms_eps,
+            NS = attn_splits, C = k_chunk, AC = attn_chunk, eps = rms_eps,
             theta = rope_theta, rope_factor = rope_factor, rope_low = rope_low_freq,
             rope_high = rope_high_freq, rope_orig = rope_orig_ctx);
     }
-    let (lg, nx) = llama_head(x, final_norm, lm_head, R = lm_head_rows, C = k_chunk, eps = rms_eps);
+    let (lg, nx) = llama_head(x, final_norm, lm_head, C = k_chunk, eps = rms_eps);
     return (lg, nx);
 }

@@ -394,6 +394,7 @@ class Checker {
   // Which fns and ops each fn or step calls, and where: recursion through several fns is found
   // on this graph once every body has been seen.
   std::map<const Decl*, std::vector<std::pair<const Decl*, SourceRange>>> calls_;
+  std::vector<const Decl*> callers_;  // the keys of calls_ in the order first seen, for stable output
   void checkCallCycles();
   std::set<std::tuple<DiagKind, FileId, uint32_t, uint32_t>> reportedInInstances_;
 };
@@ -1663,6 +1664,7 @@ Ty Checker::checkCall(const CallExpr* call, Ctx& ctx) {
     return Ty::error();
   }
   if (ctx.decl) {
+    if (!calls_.count(ctx.decl)) callers_.push_back(ctx.decl);
     auto& edges = calls_[ctx.decl];
     if (std::none_of(edges.begin(), edges.end(), [&](auto& e) { return e.first == c.decl(); }))
       edges.push_back({c.decl(), call->callee.range});
@@ -2663,7 +2665,7 @@ void Checker::checkCallCycles() {
     path.pop_back();
     state[d] = 2;
   };
-  for (auto& [d, _] : calls_)
+  for (const Decl* d : callers_)
     if (state[d] == 0) visit(d);
 }
 

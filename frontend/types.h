@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "support/dtype.h"
 #include "support/source.h"
 
 namespace mk {
@@ -48,11 +49,6 @@ class Poly {
   std::map<Monomial, int64_t> terms_;         // no zero coefficients
 };
 
-enum class DType { BF16, F16, F32, I32, Bool };
-const char* dtypeName(DType t);
-std::optional<DType> parseDType(std::string_view name);
-bool isFloat(DType t);
-unsigned dtypeBytes(DType t);
 
 // One dimension of a shape, with where it was written so errors can point there.
 struct Dim {

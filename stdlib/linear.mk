@@ -3,7 +3,7 @@
 /// Plain matvec `y = W x`: bf16 weights and input, f32 accumulation, bf16 result.
 /// One task per R rows of `w` (pre-tiled R x K so a task's rows are one contiguous block),
 /// walking K in chunks of C.
-/// Tuning: R (rows per task) is the weight's `tiled(R, K)` R: pass `R = ...` unless it is 16;
+/// Tuning: R (rows per task) is inferred from the weight's `tiled(R, K)` layout;
 /// `C` (K chunk) must divide K.
 op matvec<N, K, R = 16, C = 512>(w: bf16[N, K] tiled(R, K), x: bf16[K]) -> y: bf16[N]
     tasks t in N / R {
@@ -18,7 +18,7 @@ op matvec<N, K, R = 16, C = 512>(w: bf16[N, K] tiled(R, K), x: bf16[K]) -> y: bf
 /// Matvec with a residual add in the epilogue: `y = residual + W x`, in Hugging Face order:
 /// the matvec result is rounded to bf16 first, then added to the bf16 residual and rounded again.
 /// Used for the attention output projection and the MLP down projection.
-/// Tuning: R (rows per task) is the weight's `tiled(R, K)` R: pass `R = ...` unless it is 16;
+/// Tuning: R (rows per task) is inferred from the weight's `tiled(R, K)` layout;
 /// `C` (K chunk) must divide K.
 op matvec_residual<N, K, R = 16, C = 512>(w: bf16[N, K] tiled(R, K), x: bf16[K], residual: bf16[N]) -> y: bf16[N]
     tasks t in N / R {

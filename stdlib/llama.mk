@@ -20,9 +20,9 @@ import std.sampling;
 ///   a = GQA attention over cache positions 0 .. pos, split-K in NS parts       (attention_partial/_combine)
 ///   h = x + a Wo^T                                                              (matvec_residual)
 ///   y = h + (silu(norm(h) Wgate) * norm(h) Wup) Wdown^T                         (rmsnorm_swiglu, matvec_residual)
-/// Tuning: `R` rows per task, the R of every weight layout (layout arguments are not inferred:
-/// pass it unless it is 16), `NS` attention splits, `C` K chunk of the projections (must divide
-/// D, H * Dh and F), `AC` positions per attention chunk (must divide S). Model constants: `eps` (rms_norm_eps),
+/// Tuning: `R` rows per task, inferred from the weights' layouts (all four must use the same R),
+/// `NS` attention splits, `C` K chunk of the projections (must divide D, H * Dh and F), `AC`
+/// positions per attention chunk (must divide S). Model constants: `eps` (rms_norm_eps),
 /// `theta` (rope_theta) and the optional llama3 RoPE scaling (`rope_factor` = 1.0 disables it).
 fn llama_block<D, QD, KVH, S, Dh, F,
     R = 16, NS = 4, C = 512, AC = 64, eps: float = 1e-5, theta: float = 500000.0,
@@ -37,24 +37,24 @@ fn llama_block<D, QD, KVH, S, Dh, F,
     mlp_norm: bf16[D],
     w_gate_up: bf16[2 * F, D] interleave(R),
     w_down: bf16[D, F] tiled(R, F)) -> bf16[D] {
-    let q = qkv_rope_append(w_qkv, attn_norm, x, pos, k_cache, v_cache, R = R, C = C, eps = eps,
+    let q = qkv_rope_append(w_qkv, attn_norm, x, pos, k_cache, v_cache, C = C, eps = eps,
         theta = theta, rope_factor = rope_factor, rope_low = rope_low,
         rope_high = rope_high, rope_orig = rope_orig);
     let (pm, pl, pacc) = attention_partial(q, k_cache, v_cache, pos, NS = NS, C = AC);
     let a = attention_combine(pm, pl, pacc);
-    let h = matvec_residual(w_o, a, x, R = R, C = C);
-    let act = rmsnorm_swiglu(w_gate_up, mlp_norm, h, R = R, C = C, eps = eps);
-    let y = matvec_residual(w_down, act, h, R = R, C = C);
+    let h = matvec_residual(w_o, a, x, C = C);
+    let act = rmsnorm_swiglu(w_gate_up, mlp_norm, h, C = C, eps = eps);
+    let y = matvec_residual(w_down, act, h, C = C);
     return y;
 }
 
 /// The model head: final RMSNorm fused into the LM head matvec, f32 logits (bf16-rounded values,
 /// like transformers), and the greedy next token (first index of the max logit).
-/// Tuning: `R` rows per task, the R of the LM head's `tiled(R, D)` layout (pass it unless it is 16);
+/// Tuning: `R` rows per task, inferred from the LM head's `tiled(R, D)` layout;
 /// `C` K chunk (must divide D).
 fn llama_head<V, D, R = 16, C = 512, eps: float = 1e-5>(x: bf16[D], norm: bf16[D], w: bf16[V, D] tiled(R, D))
     -> (logits: f32[V], next: i32) {
-    let (lg, part_max, part_idx) = rmsnorm_lm_head_argmax(w, norm, x, R = R, C = C, eps = eps);
+    let (lg, part_max, part_idx) = rmsnorm_lm_head_argmax(w, norm, x, C = C, eps = eps);
     let nx = argmax_final(part_max, part_idx);
     return (lg, nx);
 }

@@ -8,7 +8,7 @@
 /// R up rows as one contiguous 2R-row block. Numerics follow transformers' LlamaMLP in bf16:
 /// gate and up are rounded to bf16; silu runs in f32 on the bf16 gate and is rounded to bf16; the
 /// product of the two bf16 values is rounded to bf16.
-/// Tuning: R (rows per task) is the weight's `interleave(R)` R: pass `R = ...` unless it is 16;
+/// Tuning: R (rows per task) is inferred from the weight's `interleave(R)` layout;
 /// `C` (K chunk) must divide K.
 op rmsnorm_swiglu<N2, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[N2, K] interleave(R), norm: bf16[K], x: bf16[K])
     -> y: bf16[N2 / 2]

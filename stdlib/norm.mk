@@ -20,7 +20,7 @@ op rmsnorm<K, eps: float = 1e-5>(x: bf16[K], norm: bf16[K]) -> y: bf16[K]
 /// RMSNorm fused into a matvec: `y = W * rmsnorm(x, norm)`, bf16 result, f32 accumulation.
 /// Every task loads the whole hidden vector `x`, normalises it, then dot-products its R rows of
 /// `w` (pre-tiled R x K so a task's rows are contiguous) with it, C columns at a time.
-/// Tuning: R (rows per task) is the weight's `tiled(R, K)` R: pass `R = ...` unless it is 16;
+/// Tuning: R (rows per task) is inferred from the weight's `tiled(R, K)` layout;
 /// `C` (K chunk) must divide K.
 op rmsnorm_matvec<N, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[N, K] tiled(R, K), norm: bf16[K], x: bf16[K])
     -> y: bf16[N]

@@ -22,8 +22,8 @@
 /// Task (h, j) owns head h (q heads 0..H, then k heads, then v heads) and the rotation pairs
 /// j*R .. j*R+R: it computes rows j*R.. and half + j*R.. of the head, so both halves of every
 /// rotate_half pair are in one task. `pos` must be in [0, S).
-/// Tuning: R (rows per task) is the weight's `tiled(R, K)` R (pass `R = ...` unless it is 16) and
-/// must divide Dh / 2; `C` (K chunk) must divide K.
+/// Tuning: R (rows per task) is inferred from the weight's `tiled(R, K)` layout and must divide
+/// Dh / 2; `C` (K chunk) must divide K.
 op qkv_rope_append<N, K, KVH, S, Dh, R = 16, C = 512, eps: float = 1e-5, theta: float = 500000.0,
     rope_factor: float = 1.0, rope_low: float = 1.0, rope_high: float = 4.0,
     rope_orig: float = 8192.0>(

@@ -5,7 +5,7 @@
 /// transformers' bf16 lm_head produces), widened to f32, so greedy picks match the reference
 /// exactly, ties included. Task t also writes the max of its R logits to `part_max[t]` and the
 /// index (into the vocabulary) of the first such max to `part_idx[t]`; `argmax_final` reduces them.
-/// Tuning: R (rows per task) is the weight's `tiled(R, K)` R: pass `R = ...` unless it is 16;
+/// Tuning: R (rows per task) is inferred from the weight's `tiled(R, K)` layout;
 /// `C` (K chunk) must divide K.
 op rmsnorm_lm_head_argmax<V, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[V, K] tiled(R, K), norm: bf16[K], x: bf16[K])
     -> (logits: f32[V], part_max: f32[V / R], part_idx: i32[V / R])

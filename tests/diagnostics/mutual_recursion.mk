@@ -16,6 +16,6 @@ fn pong(x: f32[8]) -> f32[8] {
 }
 
 // CHECK:EXIT: 1
-// CHECK: mutual_recursion.mk:9:11: error: recursive calls: pong -> ping -> pong; the step must unroll to a finite graph [E0717]
-// CHECK:     9 |   let y = pong(x);
+// CHECK: mutual_recursion.mk:14:11: error: recursive calls: ping -> pong -> ping; the step must unroll to a finite graph [E0717]
+// CHECK:    14 |   let y = ping(x);
 // CHECK:       |           ^~~~

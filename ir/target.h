@@ -1,0 +1,23 @@
+// What a target GPU offers the scheduler. Plain data: the backends add their own details.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mk::ir {
+
+struct TargetDesc {
+  std::string name;          // h200, h100, a100, mi300x
+  std::string arch;          // sm_90a, sm_80, gfx942
+  int sms = 132;             // persistent blocks: one per SM / CU
+  int smemPerBlock = 227 * 1024;
+  int warpSize = 32;
+  int threadsPerBlock = 512;
+  double memoryBandwidth = 4.8e12;  // bytes per second, for cost estimates
+};
+
+std::optional<TargetDesc> findTarget(const std::string& name);
+std::vector<std::string> targetNames();
+
+}  // namespace mk::ir
