@@ -38,6 +38,8 @@ struct CodePoints {
   std::vector<uint32_t> badBytes;
 
   explicit CodePoints(std::string_view text) : clean(text) {
+    // ANTLR drops a leading byte order mark, which would shift every offset: blank it instead.
+    if (clean.compare(0, 3, "\xEF\xBB\xBF") == 0) clean.replace(0, 3, "   ");
     for (uint32_t i = 0; i < clean.size();) {
       auto n = static_cast<uint32_t>(utf8Length(clean, i));
       if (n == 0) {

@@ -199,6 +199,7 @@ MK_DIAGNOSTIC(ClusterArg, Error, "'@cluster' needs one compile-time integer: a p
 MK_DIAGNOSTIC(ClusterTasks, Error, "cluster size {0} does not divide the {1} tasks of '{2}'", std::string, std::string, std::string);
 MK_DIAGNOSTIC(SyncScope, Error, "unknown sync scope '{0}'; write `sync grid;`", std::string);
 // ---- Fns and the step ----------------------------------------------------------------------------
+MK_DIAGNOSTIC(NoStep, Error, "the program has no `step`; a build needs one to know what the megakernel computes");
 MK_DIAGNOSTIC(MultipleSteps, Error, "a program has exactly one step; '{0}' is a second one", std::string);
 MK_DIAGNOSTIC(StepParam, Error, "step input '{0}' must be i32 or a tensor of i32 or f32, found {1}", std::string, std::string);
 MK_DIAGNOSTIC(StepInout, Error, "step inputs cannot be inout; persistent data is declared as state");
@@ -302,6 +303,8 @@ class Checker {
     std::string what;  // "fn 'block'", for messages
     // Op bodies: which results were stored.
     std::set<std::string> stored;
+    // Graph mode: the value of the fn's or step's `return`.
+    Ty returned;
     // Fns: what the expression being checked must be a compile-time value for, so runtime
     // arithmetic there is reported as that (e.g. "constant 'n'"), not as misplaced arithmetic.
     const DiagnosticDef<std::string>* constNeeded = nullptr;
@@ -336,6 +339,7 @@ class Checker {
 
   // --- expressions
   Ty checkExpr(const Expr* e, Ctx& ctx);
+  Ty checkExprImpl(const Expr* e, Ctx& ctx);
   Ty checkBinary(const BinaryExpr* b, Ctx& ctx);
   Ty combine(const std::string& opName, BinaryOp op, const Ty& a, const Ty& b, SourceRange range,
              const Expr* ea, const Expr* eb);
@@ -396,6 +400,21 @@ class Checker {
   std::map<const Decl*, std::vector<std::pair<const Decl*, SourceRange>>> calls_;
   std::vector<const Decl*> callers_;  // the keys of calls_ in the order first seen, for stable output
   void checkCallCycles();
+
+ public:
+  // Graph mode (see elaborateStep): the walk of the step with every value concrete.
+  void elaborate(GraphSink& sink);
+
+ private:
+  GraphSink* sink_ = nullptr;
+  std::map<const void*, Ty>* record_ = nullptr;  // where checkExpr records types, when set
+  std::map<std::string, std::unique_ptr<OpInstance>> opInstances_;
+  std::map<std::pair<const Decl*, int64_t>, int> storageIds_;
+  std::vector<int> pendingAfter_;
+  bool pendingSync_ = false;
+  Ty graphStorage(const Decl* d, Ty ty, std::optional<int64_t> groupIndex);
+  const OpInstance& opInstance(const OpDecl* op, Module* m, const std::map<std::string, Ty>& bindings);
+  Ty inlineFn(const FnDecl* fn, Module* m, const std::map<std::string, Ty>& bindings, const std::vector<Ty>& args);
   std::set<std::tuple<DiagKind, FileId, uint32_t, uint32_t>> reportedInInstances_;
 };
 
@@ -602,7 +621,10 @@ Ty Checker::nameValue(const std::string& name, SourceRange range, Ctx& ctx) {
   }
   if (auto sym = findGlobal(ctx.mod, name, range, true)) {
     if (!sym->decl) return Ty::error();
-    return globalValue(*sym, range, ctx);
+    Ty t = globalValue(*sym, range, ctx);
+    if (sink_ && t.kind == TyKind::Tensor && (as<WeightDecl>(sym->decl) || as<StateDecl>(sym->decl)))
+      t = graphStorage(sym->decl, t, std::nullopt);
+    return t;
   }
   if (ctx.mod && ctx.mod->isRoot)
     if (auto it = configFields_.find(name); it != configFields_.end()) return it->second.first;
@@ -1050,6 +1072,12 @@ bool Checker::requireValue(const Ty& t, const Expr* e, const std::string& what) 
 }
 
 Ty Checker::checkExpr(const Expr* e, Ctx& ctx) {
+  Ty t = checkExprImpl(e, ctx);
+  if (record_ && e) (*record_)[e] = t;
+  return t;
+}
+
+Ty Checker::checkExprImpl(const Expr* e, Ctx& ctx) {
   if (!e) return Ty::error();
   switch (e->kind) {
     case ExprKind::Int: return Ty::intConst(Poly::constant(as<IntLit>(e)->value));
@@ -1093,6 +1121,7 @@ Ty Checker::checkExpr(const Expr* e, Ctx& ctx) {
       if (!t.isError()) t.name = fmt::format("{}[{}].{}", base.group->name.name,
                                              base.groupIndex ? std::to_string(*base.groupIndex) : base.group->var.name,
                                              f->field.name);
+      if (sink_ && !t.isError()) t = graphStorage(it->second.second, t, base.groupIndex);
       return t;
     }
     case ExprKind::Load: {
@@ -1839,8 +1868,24 @@ Ty Checker::checkCall(const CallExpr* call, Ctx& ctx) {
     result.elems.push_back(rt);
   }
 
-  if (!gparams.empty() && std::all_of(bindings.begin(), bindings.end(), [](auto& b) { return concreteValue(b.second); }))
+  if (sink_) {
+    std::vector<Ty> args;
+    for (auto& [a, t] : positional) args.push_back(t);
+    if (c.fn) return inlineFn(c.fn, calleeMod, bindings, args);
+    GraphSink::OpCall oc;
+    oc.instance = &opInstance(c.op, calleeMod, bindings);
+    oc.args = args;
+    oc.results = result.elems;
+    oc.after = pendingAfter_;
+    oc.gridSync = pendingSync_;
+    oc.call = call->range;
+    pendingSync_ = false;
+    std::vector<int> ids = sink_->opCall(oc);
+    for (size_t i = 0; i < result.elems.size() && i < ids.size(); ++i) result.elems[i].tensorId = ids[i];
+  } else if (!gparams.empty() &&
+             std::all_of(bindings.begin(), bindings.end(), [](auto& b) { return concreteValue(b.second); })) {
     instantiate(c, calleeMod, bindings, call->range);
+  }
 
   if (result.elems.empty()) {
     result.kind = TyKind::Void;
@@ -1890,8 +1935,15 @@ void Checker::checkBlock(const Block& b, Ctx& ctx) {
 
 void Checker::checkStmt(const Stmt* s, Ctx& ctx) {
   if (!s) return;
-  if (ctx.kind == BodyKind::Op) checkOpStmt(s, ctx);
-  else checkFnStmt(s, ctx);
+  if (ctx.kind == BodyKind::Op) {
+    checkOpStmt(s, ctx);
+    return;
+  }
+  // @after applies to the calls of its own statement only.
+  std::vector<int> outer = std::move(pendingAfter_);
+  pendingAfter_ = outer;
+  checkFnStmt(s, ctx);
+  pendingAfter_ = std::move(outer);
 }
 
 void Checker::checkStaticAssert(const Expr* cond, const std::optional<std::string>& msg, SourceRange range, Ctx& ctx) {
@@ -1941,6 +1993,7 @@ void Checker::checkOpStmt(const Stmt* s, Ctx& ctx) {
           v = declared;
         }
       }
+      if (record_) (*record_)[l] = v;
       for (const auto& n : l->names) declareLocal(ctx, n, Local{Local::Let, v, {}});
       return;
     }
@@ -1955,6 +2008,7 @@ void Checker::checkOpStmt(const Stmt* s, Ctx& ctx) {
           else if (!assignable(declared, init)) diags_->emit(v->init->range, InitMismatch, v->name.name, tyStr(declared), tyStr(init));
         }
       }
+      if (record_) (*record_)[v] = declared;
       declareLocal(ctx, v->name, Local{Local::Var, declared, {}});
       return;
     }
@@ -2158,6 +2212,7 @@ void Checker::checkAnnotations(const std::vector<Annotation>& anns, const Expr* 
       if (t.kind == TyKind::Tensor && (t.storage == Storage::Activation || t.storage == Storage::State ||
                                        (t.storage == Storage::OpParam && t.writable))) {
         if (!nm && !as<FieldExpr>(arg.get())) diags_->emit(arg->range, AfterArg, "name a tensor");
+        else if (t.tensorId >= 0) pendingAfter_.push_back(t.tensorId);
         continue;
       }
       std::string why = t.kind == TyKind::Tensor && t.storage == Storage::Weight
@@ -2206,10 +2261,11 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
     case StmtKind::Var: {
       auto* v = as<VarStmt>(s);
       Ty t = resolveType(v->type, ctx, "variable", v->name.name, true);
+      Ty init = Ty::error();
       if (!v->init) {
         diags_->emit(s->range, InitMismatch, v->name.name, tyStr(t), "nothing; a var in a fn starts from a call's result");
       } else {
-        Ty init = checkExpr(v->init.get(), ctx);
+        init = checkExpr(v->init.get(), ctx);
         if (!init.isError() && !t.isError() &&
             !(init.kind == TyKind::Tensor && init.dtype == t.dtype && sameShape(init.shape, t.shape) && init.layout == t.layout))
           diags_->emit(v->init->range, InitMismatch, v->name.name, tyStr(t), tyStr(init));
@@ -2217,6 +2273,7 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
       if (!t.isError()) {
         t.storage = Storage::Activation;
         t.name = v->name.name;
+        t.tensorId = init.tensorId;  // graph mode: the name stands for the initialising tensor
       }
       declareLocal(ctx, v->name, Local{Local::Var, t, {}});
       return;
@@ -2254,6 +2311,8 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
       if (!(value.kind == TyKind::Tensor && value.dtype == l->ty.dtype && sameShape(value.shape, l->ty.shape) &&
             value.layout == l->ty.layout)) {
         diags_->emit(a->value->range, RebindType, n->name, tyStr(l->ty), tyStr(value)).note(l->range, DeclaredHere, n->name);
+      } else if (sink_) {
+        l->ty = value;  // the name now stands for the new tensor
       }
       return;
     }
@@ -2339,6 +2398,7 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
       }
       Ty v = checkExpr(r->value.get(), ctx);
       if (v.isError()) return;
+      ctx.returned = v;
       if (ctx.results.empty()) {
         diags_->emit(r->value->range, ReturnNoResults, ctx.decl->name.name);
         return;
@@ -2382,6 +2442,7 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
     case StmtKind::Sync: {
       auto* sy = as<SyncStmt>(s);
       if (!sy->scope.name.empty() && sy->scope.name != "grid") diags_->emit(sy->scope.range, SyncScope, sy->scope.name);
+      pendingSync_ = true;
       return;
     }
     case StmtKind::Assert: {
@@ -2455,6 +2516,7 @@ void Checker::bindParams(const std::vector<Param>& ps, Ctx& ctx, bool isOp) {
     } else if (p.inout && !t.isError()) {
       diags_->emit(p.range, InoutScalar, p.name.name);
     }
+    if (record_) (*record_)[&p] = t;
     declareLocal(ctx, p.name, Local{Local::Param, t, {}});
   }
 }
@@ -2564,6 +2626,7 @@ void Checker::checkOp(const OpDecl* op, Module* m, const std::map<std::string, T
       t.name = rn;
       t.declRange = r.name ? r.name->range : r.range;
     }
+    if (record_) (*record_)[&r] = t;
     if (r.name) declareLocal(ctx, *r.name, Local{Local::Param, t, {}});
   }
   checkTaskGrid(op, ctx, bindings != nullptr);
@@ -2605,6 +2668,7 @@ void Checker::checkFn(const FnDecl* fn, Module* m, const std::map<std::string, T
 }
 
 void Checker::checkStep(const StepDecl* step, Module* m) {
+  std::vector<std::pair<std::string, Ty>> inputs;
   Ctx ctx;
   ctx.mod = m;
   ctx.kind = BodyKind::Step;
@@ -2623,14 +2687,18 @@ void Checker::checkStep(const StepDecl* step, Module* m) {
         t = Ty::error();
       } else if (t.shape.empty()) {
         t = Ty::scalar(t.dtype);
+        t.inputIndex = static_cast<int>(&p - step->params.data());
       } else {
         t.storage = Storage::StepInput;
         t.name = p.name.name;
         t.declRange = p.name.range;
+        if (sink_) t.tensorId = sink_->inputTensor(p, t);
       }
     }
+    inputs.push_back({p.name.name, t});
     declareLocal(ctx, p.name, Local{Local::Param, t, {}});
   }
+  if (sink_) sink_->stepInputs(inputs);
   for (size_t i = 0; i < step->results.size(); ++i) {
     const Result& r = step->results[i];
     if (!r.name) diags_->emit(r.range, StepResultName, static_cast<unsigned>(i + 1));
@@ -2644,6 +2712,68 @@ void Checker::checkStep(const StepDecl* step, Module* m) {
   checkBlock(step->body, ctx);
   if (!step->results.empty() && (step->body.stmts.empty() || !as<ReturnStmt>(step->body.stmts.back().get())))
     diags_->emit(step->name.range, MissingReturn, step->name.name);
+  if (sink_) {
+    std::vector<Ty> values = ctx.returned.kind == TyKind::Tuple ? ctx.returned.elems : std::vector<Ty>{ctx.returned};
+    std::vector<std::pair<std::string, Ty>> outputs;
+    for (size_t i = 0; i < step->results.size() && i < values.size(); ++i)
+      outputs.push_back({step->results[i].name ? step->results[i].name->name : "", values[i]});
+    sink_->stepOutputs(outputs);
+  }
+}
+
+// ---- Graph mode ----------------------------------------------------------------------------------
+
+Ty Checker::graphStorage(const Decl* d, Ty ty, std::optional<int64_t> groupIndex) {
+  auto key = std::make_pair(d, groupIndex.value_or(-1));
+  auto it = storageIds_.find(key);
+  if (it == storageIds_.end()) it = storageIds_.emplace(key, sink_->storageTensor(*d, ty, groupIndex)).first;
+  ty.tensorId = it->second;
+  return ty;
+}
+
+const OpInstance& Checker::opInstance(const OpDecl* op, Module* m, const std::map<std::string, Ty>& bindings) {
+  std::string desc;
+  for (const auto& [n, v] : bindings) desc += (desc.empty() ? "" : ", ") + n + "=" + valueStr(v);
+  std::string key = op->name.name + "<" + desc + ">";
+  auto& slot = opInstances_[key];
+  if (slot) return *slot;
+  slot = std::make_unique<OpInstance>();
+  slot->op = op;
+  slot->bindings = bindings;
+  slot->key = key;
+  // Re-check the body at these values, recording every type; it is known to be clean.
+  std::map<const void*, Ty>* outerRecord = record_;
+  GraphSink* outerSink = sink_;
+  record_ = &slot->types;
+  sink_ = nullptr;
+  checkOp(op, m, &bindings);
+  sink_ = outerSink;
+  record_ = outerRecord;
+  return *slot;
+}
+
+Ty Checker::inlineFn(const FnDecl* fn, Module* m, const std::map<std::string, Ty>& bindings, const std::vector<Ty>& args) {
+  Ctx ctx;
+  ctx.mod = m;
+  ctx.kind = BodyKind::Fn;
+  ctx.decl = fn;
+  ctx.scopes.emplace_back();
+  bindGenerics(fn->generics, ctx, &bindings);
+  // Parameters stand for the caller's tensors themselves, so the body's calls use them.
+  for (size_t i = 0; i < fn->params.size() && i < args.size(); ++i)
+    declareLocal(ctx, fn->params[i].name, Local{Local::Param, args[i], {}});
+  for (const auto& r : fn->results) ctx.results.push_back(resolveType(r.type, ctx, "result", fn->name.name, true));
+  callStack_.push_back(fn);
+  checkBlock(fn->body, ctx);
+  callStack_.pop_back();
+  return ctx.returned;
+}
+
+void Checker::elaborate(GraphSink& sink) {
+  if (!program_.step) return;
+  sink_ = &sink;
+  checkStep(program_.step, program_.root());
+  sink_ = nullptr;
 }
 
 void Checker::checkCallCycles() {
@@ -2730,6 +2860,22 @@ std::string defaultStdlibDir() {
     if (fs::is_directory(installed, ec)) return installed.string();
   }
   return MK_STDLIB_DIR;
+}
+
+bool elaborateStep(SourceManager& sources, DiagnosticEngine& diags, FileId root, const CheckOptions& options,
+                   GraphSink& sink) {
+  Program program;
+  Checker checker(sources, diags, options, program);
+  unsigned before = diags.errorCount();
+  checker.run(root);
+  if (diags.errorCount() != before) return false;
+  if (!program.step) {
+    diags.emit(SourceRange{program.root()->ast->file, 0, 0}, NoStep);
+    return false;
+  }
+  sink.config = program.config ? program.config->name.name : "";
+  checker.elaborate(sink);
+  return diags.errorCount() == before;
 }
 
 std::unique_ptr<Program> checkProgram(SourceManager& sources, DiagnosticEngine& diags, FileId root, const CheckOptions& options) {

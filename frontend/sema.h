@@ -43,6 +43,44 @@ struct Program {
   const ast::StepDecl* step = nullptr;
 };
 
+// The types the checker gave an op's body at one set of generic values, keyed by AST node
+// (expressions, parameters, results, vars, task dims), for lowering it to the tile IR.
+struct OpInstance {
+  const ast::OpDecl* op = nullptr;
+  std::map<std::string, Ty> bindings;
+  std::string key;  // "matvec<K=2048, N=2048, R=16>"
+  std::map<const void*, Ty> types;
+};
+
+// Receives the step while the checker walks it with every value concrete: fns inlined, layer
+// loops unrolled. lowering/ builds the graph IR from these calls.
+class GraphSink {
+ public:
+  virtual ~GraphSink() = default;
+  std::string config;  // set by elaborateStep: the config the step is elaborated for
+  // A weight or state tensor, the first time it is used; a group member once per index.
+  virtual int storageTensor(const ast::Decl& decl, const Ty& ty, std::optional<int64_t> groupIndex) = 0;
+  // A tensor step input (scalars need no tensor).
+  virtual int inputTensor(const ast::Param& param, const Ty& ty) = 0;
+  struct OpCall {
+    const OpInstance* instance = nullptr;
+    std::vector<Ty> args;      // per op parameter
+    std::vector<Ty> results;   // per op result, types only
+    std::vector<int> after;    // tensors named by @after on the statement
+    bool gridSync = false;     // a `sync grid;` came before it
+    SourceRange call;
+  };
+  // An op call; returns the ids of the tensors its results become.
+  virtual std::vector<int> opCall(const OpCall& call) = 0;
+  virtual void stepInputs(const std::vector<std::pair<std::string, Ty>>& inputs) = 0;
+  virtual void stepOutputs(const std::vector<std::pair<std::string, Ty>>& outputs) = 0;
+};
+
+// Checks the program, then (when it is clean) walks its step once more with `sink` attached.
+// Returns false when the program has errors.
+bool elaborateStep(SourceManager& sources, DiagnosticEngine& diags, FileId root, const CheckOptions& options,
+                   GraphSink& sink);
+
 // Loads `root` and everything it imports, then checks the whole program. Diagnostics go to
 // `diags`; the program is returned in any case with whatever could be resolved (for the selected
 // config, or the first one).

@@ -106,6 +106,10 @@ struct Ty {
   std::optional<int64_t> groupIndex;
   // Tuple
   std::vector<Ty> elems;
+  // While the step is elaborated into a graph (every value concrete): which graph tensor a
+  // Tensor is, and which step input a Scalar is.
+  int tensorId = -1;
+  int inputIndex = -1;
 
   static Ty error() { return {}; }
   static Ty intConst(Poly v) {

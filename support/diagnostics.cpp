@@ -67,12 +67,16 @@ void renderSnippet(std::string& out, const SourceManager& sources, SourceRange r
   std::string underline(gutter.size() - 2, ' ');
   underline += "| ";
   uint32_t col0 = lc.col - 1;
-  for (uint32_t i = 0; i < col0 && i < text.size(); ++i) underline += text[i] == '\t' ? '\t' : ' ';
+  // One column per character, not per byte, so the caret stays under multi-byte text.
+  auto isLead = [&](uint32_t i) { return (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80; };
+  for (uint32_t i = 0; i < col0 && i < text.size(); ++i)
+    if (isLead(i)) underline += text[i] == '\t' ? '\t' : ' ';
   uint32_t lineEnd = static_cast<uint32_t>(text.size());
   uint32_t endCol = r.end > r.begin ? f.lineCol(r.end).line == lc.line ? f.lineCol(r.end).col - 1 : lineEnd
                                     : col0 + 1;
   underline += '^';
-  for (uint32_t i = col0 + 1; i < std::max(endCol, col0 + 1); ++i) underline += '~';
+  for (uint32_t i = col0 + 1; i < std::max(endCol, col0 + 1); ++i)
+    if (i >= text.size() || isLead(i)) underline += '~';
   out += underline;
   out += '\n';
 }

@@ -1,0 +1,17 @@
+// AST -> graph IR: the step elaborated with every value concrete (fns inlined, layer loops
+// unrolled), each op call one node whose body is lowered to the tile IR.
+#pragma once
+
+#include <optional>
+
+#include "frontend/sema.h"
+#include "ir/graph.h"
+
+namespace mk::lowering {
+
+// Checks the program and builds its step's graph; nullopt (with diagnostics) when it has errors
+// or no step.
+std::optional<ir::Graph> buildGraph(SourceManager& sources, DiagnosticEngine& diags, FileId root,
+                                    const CheckOptions& options);
+
+}  // namespace mk::lowering
