@@ -4,6 +4,7 @@
 #include "frontend/sema.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -95,6 +96,8 @@ MK_DIAGNOSTIC(ConfigBaseCycle, Error, "config '{0}' derives from itself", std::s
 MK_DIAGNOSTIC(ConfigNewField, Error, "config '{0}' sets '{1}', which its base '{2}' does not have{3}", std::string, std::string, std::string, std::string);
 MK_DIAGNOSTIC(DuplicateField, Error, "config field '{0}' is set twice", std::string);
 MK_DIAGNOSTIC(ConfigFieldClash, Error, "config field '{0}' has the name of a declaration", std::string);
+MK_DIAGNOSTIC(BadOverride, Error, "--set {0}={1}: the value must be an integer, a number, true or false", std::string, std::string);
+MK_DIAGNOSTIC(NoSuchOverride, Error, "--set {0}: config '{1}' has no field of that name{2}", std::string, std::string, std::string);
 MK_DIAGNOSTIC(NoSuchConfigOption, Error, "--config {0}: the program has no config of that name{1}", std::string, std::string);
 MK_DIAGNOSTIC(StaticAssertFailed, Error, "static assertion failed{0}", std::string);
 MK_DIAGNOSTIC(StaticAssertNotBool, Error, "static_assert needs a compile-time bool, found {0}", std::string);
@@ -746,25 +749,6 @@ void Checker::checkConfigs(Module* root) {
     order[c] = std::move(fields);
     return true;
   };
-  std::map<const ConfigDecl*, std::map<std::string, std::pair<Ty, SourceRange>>> values;
-  auto eval = [&](const ConfigDecl* c) {
-    if (!build(c)) return;
-    Ctx ctx;
-    ctx.mod = root;
-    ctx.kind = BodyKind::Config;
-    ctx.decl = c;
-    ctx.scopes.emplace_back();
-    configOrder_ = &order[c];
-    auto& out = values[c];
-    for (const ConfigField* f : order[c]) {
-      Ty v = evalConst(f->value.get(), ctx, fmt::format("config field '{}'", f->name.name));
-      out[f->name.name] = {v, f->name.range};
-      ctx.scopes.back().names[f->name.name] = Local{Local::Const, v, f->name.range};
-    }
-    configOrder_ = nullptr;
-  };
-  for (auto* c : configs) eval(c);
-
   const ConfigDecl* selected = configs.empty() ? nullptr : configs.front();
   if (options_.configName) {
     auto it = byName.find(*options_.configName);
@@ -781,6 +765,56 @@ void Checker::checkConfigs(Module* root) {
       selected = it->second;
     }
   }
+  // --set NAME=VALUE: literal values that replace fields of the selected config; formulas that
+  // use them follow.
+  std::map<std::string, Ty> overrides;
+  for (const auto& [name, text] : options_.overrides) {
+    Ty v;
+    char* end = nullptr;
+    errno = 0;
+    long long iv = std::strtoll(text.c_str(), &end, 10);
+    if (!text.empty() && *end == '\0' && errno == 0) {
+      v = Ty::intConst(Poly::constant(iv));
+    } else if (text == "true" || text == "false") {
+      v = Ty::boolConst(text == "true");
+    } else {
+      errno = 0;
+      double dv = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || errno != 0) {
+        diags_->emit(SourceRange{}, BadOverride, name, text);
+        continue;
+      }
+      v = Ty::floatConst(dv);
+    }
+    overrides[name] = v;
+  }
+  std::map<const ConfigDecl*, std::map<std::string, std::pair<Ty, SourceRange>>> values;
+  auto eval = [&](const ConfigDecl* c) {
+    if (!build(c)) return;
+    Ctx ctx;
+    ctx.mod = root;
+    ctx.kind = BodyKind::Config;
+    ctx.decl = c;
+    ctx.scopes.emplace_back();
+    configOrder_ = &order[c];
+    auto& out = values[c];
+    for (const ConfigField* f : order[c]) {
+      auto forced = c == selected ? overrides.find(f->name.name) : overrides.end();
+      Ty v = forced != overrides.end() ? forced->second
+                                       : evalConst(f->value.get(), ctx, fmt::format("config field '{}'", f->name.name));
+      out[f->name.name] = {v, f->name.range};
+      ctx.scopes.back().names[f->name.name] = Local{Local::Const, v, f->name.range};
+    }
+    configOrder_ = nullptr;
+  };
+  for (auto* c : configs) eval(c);
+  if (selected)
+    for (const auto& [name, _] : overrides)
+      if (!values[selected].count(name)) {
+        std::vector<std::string> fields;
+        for (auto& [n, __] : values[selected]) fields.push_back(n);
+        diags_->emit(SourceRange{}, NoSuchOverride, name, selected->name.name, suggest(name, fields));
+      }
   program_.config = selected;
   if (!selected) return;
   configFields_ = values[selected];

@@ -17,6 +17,8 @@ struct CheckOptions {
   std::vector<std::string> includeDirs;  // -I
   std::string stdlibDir;                 // where `import std.x` looks; empty: the installed one
   std::optional<std::string> configName; // --config; the first config of the root file otherwise
+  // --set NAME=VALUE: replace fields of the selected config (e.g. layers=1), formulas following.
+  std::vector<std::pair<std::string, std::string>> overrides;
   // Without configName: check under every config of the root file, not just the first, reporting
   // what only a later config breaks with a note naming that config.
   bool allConfigs = false;

@@ -29,6 +29,7 @@ struct Task {
   int sm = -1;
   std::vector<int> waits;       // counters to wait on before running
   std::vector<int> signals;     // counters to increment when done
+  SourceRange range;            // its line when read by parseSchedule (ir/parse_ir.h); else invalid
 };
 
 // Producers increment it when done; a consumer of step `epoch` (1-based) waits until it reads
@@ -37,6 +38,7 @@ struct Counter {
   int id = 0;
   std::vector<int> producers;  // task ids
   std::string why;             // for the schedule printout: what the waiters need
+  SourceRange range;           // its line when read by parseSchedule (ir/parse_ir.h); else invalid
   int64_t expected() const { return static_cast<int64_t>(producers.size()); }
 };
 

@@ -71,6 +71,8 @@ struct Stmt;
 using StmtPtr = std::unique_ptr<Stmt>;
 using Block = std::vector<StmtPtr>;
 
+// Let and Assign of a scalar value to a slot whose Local has a shape broadcast it to that shape
+// (`var acc: f32[16] = 0;`).
 struct Stmt {
   StmtKind kind;
   int slot = 0;      // Let / Assign / For: the local written

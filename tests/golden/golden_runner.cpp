@@ -9,7 +9,13 @@
 // (`unknown_name.mk:3:5`, `modules/x.mk:1:1`) and the expectations never feed back into the run
 // (an unterminated comment would otherwise swallow them). The STDLIB path is printed as
 // `<stdlib>` so the goldens do not depend on the checkout. It captures stdout+stderr (one pipe)
-// and the exit code. The expectation is a block of comment lines
+// and the exit code. `*.sched` files (schedules in text form) are tested the same way.
+//
+// A first line `// RUN: ARGS` replaces the default command `check`: mkdsl runs with ARGS (the
+// first being the subcommand; `check`, `build` and `run` also get `-I modules --stdlib STDLIB`)
+// and then the file's name, unless ARGS mention `%s`, which stands for it. `%root` stands for
+// the repository (the parent of STDLIB) and is printed back as `<root>`, so a golden can run on
+// a shipped example: `// RUN: build --emit=graph %root/examples/llama_tiny.mk`. The expectation is a block of comment lines
 // at the END of the file:
 //   // CHECK:EXIT: 1
 //   // CHECK: unknown_name.mk:3:5: error: unknown name 'x' [E0201]
@@ -299,7 +305,8 @@ int runDiagnostics(const std::string& mkdsl, const fs::path& dirArg, const std::
   }
   std::vector<fs::path> files;
   for (const fs::directory_entry& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".mk") files.push_back(e.path());
+    if (e.is_regular_file() && (e.path().extension() == ".mk" || e.path().extension() == ".sched"))
+      files.push_back(e.path());
   std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
     return a.filename().string() < b.filename().string();
   });
@@ -333,9 +340,27 @@ int runDiagnostics(const std::string& mkdsl, const fs::path& dirArg, const std::
       ++t.failed;
       continue;
     }
-    RunResult r = run({mkdsl, "check", "-I", "modules", "--stdlib", stdlib, name}, scratch.string());
+    const std::string root = fs::path(stdlib).parent_path().string();
+    std::vector<std::string> args = {mkdsl};
+    std::vector<std::string> runArgs = {"check"};
+    bool namesFile = false;
+    if (g.program.rfind("// RUN:", 0) == 0) {
+      runArgs.clear();
+      std::istringstream line(g.program.substr(7, g.program.find('\n') - 7));
+      for (std::string word; line >> word;) {
+        namesFile = namesFile || word.find("%s") != std::string::npos;
+        runArgs.push_back(replaceAll(replaceAll(word, "%root", root), "%s", name));
+      }
+    }
+    for (size_t k = 0; k < runArgs.size(); ++k) {
+      args.push_back(runArgs[k]);
+      if (k == 0 && (runArgs[0] == "check" || runArgs[0] == "build" || runArgs[0] == "run"))
+        args.insert(args.end(), {"-I", "modules", "--stdlib", stdlib});
+    }
+    if (!namesFile) args.push_back(name);
+    RunResult r = run(args, scratch.string());
     fs::remove(scratch / name, ec);
-    std::vector<std::string> actual = splitLines(replaceAll(r.output, stdlib, "<stdlib>"));
+    std::vector<std::string> actual = splitLines(replaceAll(replaceAll(r.output, stdlib, "<stdlib>"), root, "<root>"));
     bool normalExit = !r.spawnFailed && !r.timedOut && !r.signaled;
 
     if (update) {

@@ -1,0 +1,340 @@
+// Interval interpretation of a TileFunc body for one task. Every scalar i32 value is tracked as an
+// interval [lo, hi] (infinite ends saturate at +-kInf); every Load and Store widens the task's box
+// of the tensor it names. The result is a superset of what the task can touch at run time, which
+// is all dependency analysis needs.
+#include "lowering/regions.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+namespace mk::lowering {
+
+using namespace mk::ir;
+
+namespace {
+
+constexpr int64_t kInf = int64_t(1) << 62;
+
+struct Interval {
+  int64_t lo = -kInf, hi = kInf;
+  static Interval point(int64_t v) { return {v, v}; }
+  bool exact() const { return lo == hi; }
+  bool finite() const { return lo > -kInf && hi < kInf; }
+  bool operator==(const Interval&) const = default;
+};
+const Interval kTop{};
+
+Interval hull(Interval a, Interval b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
+
+int64_t saturate(__int128 v) {
+  return v <= -kInf ? -kInf : v >= kInf ? kInf : static_cast<int64_t>(v);
+}
+bool infinite(int64_t v) { return v <= -kInf || v >= kInf; }
+
+// End-point arithmetic where +-kInf stands for infinity.
+int64_t addEnd(int64_t a, int64_t b) {
+  if (infinite(a)) return a;
+  if (infinite(b)) return b;
+  return saturate(__int128(a) + b);
+}
+int64_t mulEnd(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  if (infinite(a) || infinite(b)) return (a < 0) != (b < 0) ? -kInf : kInf;
+  return saturate(__int128(a) * b);
+}
+
+Interval add(Interval a, Interval b) { return {addEnd(a.lo, b.lo), addEnd(a.hi, b.hi)}; }
+Interval neg(Interval a) { return {infinite(a.hi) ? -kInf : -a.hi, infinite(a.lo) ? kInf : -a.lo}; }
+Interval mul(Interval a, Interval b) {
+  int64_t p[] = {mulEnd(a.lo, b.lo), mulEnd(a.lo, b.hi), mulEnd(a.hi, b.lo), mulEnd(a.hi, b.hi)};
+  return {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+}
+// Division by a positive constant is monotone; taking the floor at the low end and truncation at
+// the high end is sound whichever rounding the language uses for negative operands.
+Interval divConst(Interval a, int64_t c) {
+  auto floorDiv = [&](int64_t v) { return infinite(v) ? v : (v >= 0 ? v / c : -((-v + c - 1) / c)); };
+  auto truncDiv = [&](int64_t v) { return infinite(v) ? v : v / c; };
+  return {floorDiv(a.lo), truncDiv(a.hi)};
+}
+Interval modConst(Interval a, int64_t c) {
+  if (a.lo >= 0 && a.finite()) {
+    if (a.hi - a.lo < c && a.lo % c <= a.hi % c) return {a.lo % c, a.hi % c};
+    return {0, c - 1};
+  }
+  return {-(c - 1), c - 1};
+}
+
+class Analyzer {
+ public:
+  Analyzer(const Graph& g, const Node& n, const std::vector<int64_t>& index)
+      : graph_(g), node_(n), func_(*n.func), index_(index), env_(func_.locals.size(), kTop) {}
+
+  TaskAccess run() {
+    exec(func_.body);
+    TaskAccess out;
+    // Bytes moved: the tiles actually loaded and stored, counted per loop trip, where every
+    // enclosing trip count is known; otherwise the whole box. A lookup at a run-time index (an
+    // embedding row, a cache position) moves its tile, not the region it might touch.
+    for (auto* side : {&reads_, &writes_})
+      for (auto& [tensor, box] : *side) {
+        int64_t elements = box.elements();
+        const auto& traffic = side == &reads_ ? readTraffic_ : writeTraffic_;
+        if (auto t = traffic.find(tensor); t != traffic.end() && t->second >= 0) elements = std::min(elements, t->second);
+        out.bytes += elements * dtypeBytes(graph_.tensors[tensor].dtype);
+        (side == &reads_ ? out.reads : out.writes).push_back(box);
+      }
+    out.flops = flops_;
+    return out;
+  }
+
+ private:
+  bool isScalarInt(const Expr& e) const {
+    return e.shape.empty() && (e.dtype == DType::I32 || e.dtype == DType::Bool);
+  }
+
+  // Evaluates `e`, recording every Load in it (also those whose value is not an i32 scalar).
+  Interval eval(const Expr& e) {
+    std::vector<Interval> ops;
+    ops.reserve(e.operands.size());
+    for (const auto& op : e.operands) ops.push_back(op ? eval(*op) : kTop);
+    if (e.kind == ExprKind::Load || e.kind == ExprKind::Slice) {
+      std::vector<Interval> starts;
+      for (const auto& d : e.region) starts.push_back(d.start ? eval(*d.start) : kTop);
+      if (e.kind == ExprKind::Load) access(e.index, e.region, starts, false);
+    }
+    if (e.kind == ExprKind::Dot || e.kind == ExprKind::RowDot || e.kind == ExprKind::ColDot) {
+      int64_t elements = 1;
+      if (!e.operands.empty() && e.operands[0])
+        for (int64_t d : e.operands[0]->shape) elements *= d;
+      flops_ += 2 * elements * trips_;
+    }
+    if (!isScalarInt(e)) return kTop;
+    auto at = [&](size_t i) { return i < ops.size() ? ops[i] : kTop; };
+    switch (e.kind) {
+      case ExprKind::Const: return Interval::point(static_cast<int64_t>(e.value));
+      case ExprKind::TaskIndex:
+        return e.index >= 0 && e.index < static_cast<int>(index_.size())
+                   ? Interval::point(index_[e.index])
+                   : kTop;
+      case ExprKind::Local:
+        return e.index >= 0 && e.index < static_cast<int>(env_.size()) ? env_[e.index] : kTop;
+      case ExprKind::Scalar: return kTop;  // a runtime value such as pos
+      case ExprKind::Cast:
+        if (!e.operands.empty() && e.operands[0] && isScalarInt(*e.operands[0])) return at(0);
+        return kTop;
+      case ExprKind::Select: return hull(at(1), at(2));
+      case ExprKind::Unary:
+        if (e.unary == UnaryOp::Neg) return neg(at(0));
+        if (e.unary == UnaryOp::Abs) {
+          Interval a = at(0);
+          if (a.lo >= 0) return a;
+          if (a.hi <= 0) return neg(a);
+          return {0, std::max(neg(a).hi, a.hi)};
+        }
+        if (e.unary == UnaryOp::Not) return {0, 1};
+        return kTop;
+      case ExprKind::Binary: return binary(e.binary, at(0), at(1));
+      default: return kTop;
+    }
+  }
+
+  Interval binary(BinaryOp op, Interval a, Interval b) {
+    switch (op) {
+      case BinaryOp::Add: return add(a, b);
+      case BinaryOp::Sub: return add(a, neg(b));
+      case BinaryOp::Mul: return mul(a, b);
+      case BinaryOp::Div: return b.exact() && b.lo > 0 ? divConst(a, b.lo) : kTop;
+      case BinaryOp::Mod: return b.exact() && b.lo > 0 ? modConst(a, b.lo) : kTop;
+      case BinaryOp::Min: return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
+      case BinaryOp::Max: return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
+      case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt: case BinaryOp::Ge:
+      case BinaryOp::Eq: case BinaryOp::Ne: case BinaryOp::And: case BinaryOp::Or:
+        return {0, 1};
+      default: return kTop;
+    }
+  }
+
+  // Widens the task's box of the tensor bound to `param` by [min start, max start + max(len, 1))
+  // per dimension, clamped to the tensor's extent. Dimensions the region omits are taken whole.
+  void access(int param, const std::vector<RegionDim>& region, const std::vector<Interval>& starts,
+              bool write) {
+    if (param < 0 || param >= static_cast<int>(node_.tensors.size())) return;
+    int tensor = node_.tensors[param];
+    if (tensor < 0 || tensor >= static_cast<int>(graph_.tensors.size())) return;
+    const Shape& shape = graph_.tensors[tensor].shape;
+    Region box{tensor, {}};
+    for (size_t d = 0; d < shape.size(); ++d) {
+      int64_t lo = 0, hi = shape[d];
+      if (d < region.size()) {
+        Interval s = starts[d];
+        lo = std::max<int64_t>(lo, s.lo);
+        hi = std::min<int64_t>(hi, addEnd(s.hi, std::max<int64_t>(region[d].length, 1)));
+      }
+      if (lo >= hi) return;  // provably out of bounds (or dead code): touches nothing
+      box.ranges.push_back({lo, hi});
+    }
+    int64_t tile = 1;
+    for (size_t d = 0; d < region.size(); ++d) tile *= std::max<int64_t>(region[d].length, 1);
+    auto& traffic = write ? writeTraffic_ : readTraffic_;
+    auto [t, first] = traffic.try_emplace(tensor, 0);
+    // -1 marks a tensor touched inside a loop of unknown length: fall back to its box.
+    if (!tripsKnown_ || t->second < 0) t->second = -1;
+    else t->second = saturate(__int128(t->second) + __int128(tile) * trips_);
+    auto& boxes = write ? writes_ : reads_;
+    auto [it, fresh] = boxes.try_emplace(tensor, box);
+    if (!fresh)
+      for (size_t d = 0; d < box.ranges.size(); ++d) {
+        it->second.ranges[d].first = std::min(it->second.ranges[d].first, box.ranges[d].first);
+        it->second.ranges[d].second = std::max(it->second.ranges[d].second, box.ranges[d].second);
+      }
+  }
+
+  void set(int slot, Interval v, bool merge) {
+    if (slot < 0 || slot >= static_cast<int>(env_.size())) return;
+    env_[slot] = merge ? hull(env_[slot], v) : v;
+  }
+
+  void exec(const Block& block) {
+    for (const auto& s : block)
+      if (s) exec(*s);
+  }
+
+  void exec(const Stmt& s) {
+    switch (s.kind) {
+      case StmtKind::Let: set(s.slot, s.value ? eval(*s.value) : kTop, false); break;
+      case StmtKind::Assign: {
+        Interval v = s.value ? eval(*s.value) : kTop;
+        Interval old = s.slot >= 0 && s.slot < static_cast<int>(env_.size()) ? env_[s.slot] : kTop;
+        switch (s.assign) {
+          case AssignOp::Set: break;
+          case AssignOp::Add: v = add(old, v); break;
+          case AssignOp::Sub: v = add(old, neg(v)); break;
+          case AssignOp::Mul: v = mul(old, v); break;
+          case AssignOp::Div: v = binary(BinaryOp::Div, old, v); break;
+        }
+        // Merge with the old value: the assignment may sit in a branch or a loop.
+        set(s.slot, v, true);
+        break;
+      }
+      case StmtKind::Store: {
+        if (s.value) eval(*s.value);
+        std::vector<Interval> starts;
+        for (const auto& d : s.region) starts.push_back(d.start ? eval(*d.start) : kTop);
+        access(s.tensor, s.region, starts, true);
+        break;
+      }
+      case StmtKind::If: {
+        if (s.value) eval(*s.value);
+        std::vector<Interval> entry = env_;
+        int64_t f0 = flops_;
+        exec(s.body);
+        std::vector<Interval> then = std::move(env_);
+        int64_t fThen = flops_ - f0;
+        env_ = std::move(entry);
+        flops_ = f0;
+        exec(s.otherwise);
+        for (size_t i = 0; i < env_.size(); ++i) env_[i] = hull(env_[i], then[i]);
+        flops_ = f0 + std::max(fThen, flops_ - f0);
+        break;
+      }
+      case StmtKind::For: execFor(s); break;
+    }
+  }
+
+  // The loop variable ranges over [lo.min, hi.max - 1]. The body runs abstractly from the join
+  // of the loop's entry state and the state after the previous pass until that join is stable;
+  // from the second pass on, a local that still changes is widened to unknown, so this ends after
+  // at most (locals + 2) passes. Flops count from the last (stable) pass only.
+  void execFor(const Stmt& s) {
+    Interval lo = s.lo ? eval(*s.lo) : kTop, hi = s.hi ? eval(*s.hi) : kTop;
+    Interval var = s.step > 0 ? Interval{lo.lo, infinite(hi.hi) ? kInf : hi.hi - 1} : kTop;
+    int64_t trips = 1;  // the most iterations, where the bounds are known
+    if (s.step > 0 && !infinite(lo.lo) && !infinite(hi.hi))
+      trips = std::max<int64_t>(0, (hi.hi - lo.lo + s.step - 1) / s.step);
+    int64_t savedTrips = trips_, f0 = flops_;
+    bool savedKnown = tripsKnown_;
+    auto r0 = readTraffic_, w0 = writeTraffic_;
+    trips_ = trips_ * std::max<int64_t>(trips, 1);
+    tripsKnown_ = tripsKnown_ && s.step > 0 && !infinite(lo.lo) && !infinite(hi.hi);
+    std::vector<Interval> in = env_;  // the state at the top of the body
+    for (int pass = 0;; ++pass) {
+      env_ = in;
+      flops_ = f0;
+      readTraffic_ = r0;
+      writeTraffic_ = w0;
+      set(s.slot, var, false);
+      exec(s.body);
+      bool changed = false;
+      for (size_t i = 0; i < in.size(); ++i) {
+        if (static_cast<int>(i) == s.slot) continue;
+        Interval joined = hull(in[i], env_[i]);
+        if (joined != in[i]) {
+          in[i] = pass == 0 ? joined : kTop;
+          changed = true;
+        }
+      }
+      if (!changed) break;
+    }
+    trips_ = savedTrips;
+    tripsKnown_ = savedKnown;
+    if (trips == 0) flops_ = f0;
+    // `in` covers zero iterations (the entry state) and every later one.
+    bool hasSlot = s.slot >= 0 && s.slot < static_cast<int>(env_.size());
+    Interval v = hasSlot ? env_[s.slot] : kTop;
+    env_ = std::move(in);
+    if (hasSlot) env_[s.slot] = v;
+  }
+
+  const Graph& graph_;
+  const Node& node_;
+  const TileFunc& func_;
+  const std::vector<int64_t>& index_;
+  std::vector<Interval> env_;       // per local slot (unknown for non-i32 locals)
+  std::map<int, Region> reads_, writes_;  // tensor -> hull box
+  int64_t flops_ = 0;
+  int64_t trips_ = 1;               // product of the enclosing loops' trip counts
+  bool tripsKnown_ = true;          // whether every enclosing loop's trip count is known
+  std::map<int, int64_t> readTraffic_, writeTraffic_;  // elements per tensor; -1: unknown
+};
+
+void largestLoad(const Expr& e, const TileFunc& f, int64_t& best) {
+  if (e.kind == ExprKind::Load) {
+    int64_t n = 1;
+    for (int64_t d : e.shape) n *= d;
+    DType t = e.index >= 0 && e.index < static_cast<int>(f.params.size()) ? f.params[e.index].dtype
+                                                                          : e.dtype;
+    best = std::max(best, n * static_cast<int64_t>(dtypeBytes(t)));
+  }
+  for (const auto& op : e.operands)
+    if (op) largestLoad(*op, f, best);
+  for (const auto& d : e.region)
+    if (d.start) largestLoad(*d.start, f, best);
+}
+
+void largestLoad(const Block& b, const TileFunc& f, int64_t& best) {
+  for (const auto& s : b) {
+    if (!s) continue;
+    for (const Expr* e : {s->value.get(), s->lo.get(), s->hi.get()})
+      if (e) largestLoad(*e, f, best);
+    for (const auto& d : s->region)
+      if (d.start) largestLoad(*d.start, f, best);
+    largestLoad(s->body, f, best);
+    largestLoad(s->otherwise, f, best);
+  }
+}
+
+}  // namespace
+
+TaskAccess analyzeTask(const Graph& graph, const Node& node, const std::vector<int64_t>& index) {
+  if (!node.func) return {};
+  return Analyzer(graph, node, index).run();
+}
+
+int64_t largestLoadBytes(const TileFunc& func) {
+  int64_t best = 0;
+  largestLoad(func.body, func, best);
+  return best;
+}
+
+}  // namespace mk::lowering

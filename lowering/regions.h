@@ -1,0 +1,28 @@
+// Which tensor regions one task of a node touches: an interval (abstract) interpretation of the
+// node's TileFunc with the task's grid indices known and runtime scalars unknown.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/megakernel.h"
+
+namespace mk::lowering {
+
+struct TaskAccess {
+  // One box per tensor per direction: the hull of everything the task may touch, clamped to the
+  // tensor's shape. Scalar parameters have none.
+  std::vector<ir::Region> reads, writes;  // sorted by tensor id
+  int64_t bytes = 0;  // sum over the boxes of elements * dtype bytes
+  int64_t flops = 0;  // 2 * matrix-operand elements of Dot/RowDot/ColDot, times known trip counts
+};
+
+// `index` is the task's position in node.func->taskGrid (one entry per dimension).
+TaskAccess analyzeTask(const ir::Graph& graph, const ir::Node& node,
+                       const std::vector<int64_t>& index);
+
+// The largest single Load tile of `func` in bytes (elements of the loaded tile * dtype bytes).
+int64_t largestLoadBytes(const ir::TileFunc& func);
+
+}  // namespace mk::lowering

@@ -1,0 +1,475 @@
+// The megakernel scheduler (lowering/schedule), the task region analysis (lowering/regions) and
+// the verifier (ir/verify) on small hand-built graphs: exact counters, waits, placement and memory
+// plan, and mutation tests that the verifier rejects a schedule missing a wait or misordered.
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/verify.h"
+#include "lowering/regions.h"
+#include "lowering/schedule.h"
+
+using namespace mk;
+using namespace mk::ir;
+
+namespace {
+
+// --- Building TileFuncs by hand ---------------------------------------------------------------
+
+ExprPtr expr(ExprKind k, DType dt = DType::I32, Shape shape = {}) {
+  auto e = std::make_unique<Expr>();
+  e->kind = k;
+  e->dtype = dt;
+  e->shape = std::move(shape);
+  return e;
+}
+ExprPtr c(int64_t v) {
+  auto e = expr(ExprKind::Const);
+  e->value = static_cast<double>(v);
+  return e;
+}
+ExprPtr ti(int dim) {
+  auto e = expr(ExprKind::TaskIndex);
+  e->index = dim;
+  return e;
+}
+ExprPtr local(int slot) {
+  auto e = expr(ExprKind::Local);
+  e->index = slot;
+  return e;
+}
+ExprPtr scalar(int param) {
+  auto e = expr(ExprKind::Scalar);
+  e->index = param;
+  return e;
+}
+ExprPtr bin(BinaryOp op, ExprPtr a, ExprPtr b, DType dt = DType::I32, Shape shape = {}) {
+  auto e = expr(ExprKind::Binary, dt, std::move(shape));
+  e->binary = op;
+  e->operands.push_back(std::move(a));
+  e->operands.push_back(std::move(b));
+  return e;
+}
+ExprPtr add(ExprPtr a, ExprPtr b) { return bin(BinaryOp::Add, std::move(a), std::move(b)); }
+ExprPtr mul(ExprPtr a, ExprPtr b) { return bin(BinaryOp::Mul, std::move(a), std::move(b)); }
+RegionDim rd(ExprPtr start, int64_t length) { return RegionDim{std::move(start), length}; }
+
+template <typename... Dims>
+ExprPtr load(int param, Shape tile, Dims... dims) {
+  auto e = expr(ExprKind::Load, DType::F32, std::move(tile));
+  e->index = param;
+  (e->region.push_back(std::move(dims)), ...);
+  return e;
+}
+ExprPtr sum(ExprPtr a) {
+  auto e = expr(ExprKind::Reduce, DType::F32);
+  e->reduce = ReduceOp::Sum;
+  e->operands.push_back(std::move(a));
+  return e;
+}
+template <typename... Dims>
+StmtPtr store(int param, ExprPtr value, Dims... dims) {
+  auto s = std::make_unique<Stmt>();
+  s->kind = StmtKind::Store;
+  s->tensor = param;
+  s->value = std::move(value);
+  (s->region.push_back(std::move(dims)), ...);
+  return s;
+}
+StmtPtr let(int slot, ExprPtr v) {
+  auto s = std::make_unique<Stmt>();
+  s->kind = StmtKind::Let;
+  s->slot = slot;
+  s->value = std::move(v);
+  return s;
+}
+StmtPtr assign(int slot, AssignOp op, ExprPtr v) {
+  auto s = let(slot, std::move(v));
+  s->kind = StmtKind::Assign;
+  s->assign = op;
+  return s;
+}
+template <typename... Body>
+StmtPtr loop(int slot, ExprPtr lo, ExprPtr hi, int64_t step, Body... body) {
+  auto s = std::make_unique<Stmt>();
+  s->kind = StmtKind::For;
+  s->slot = slot;
+  s->lo = std::move(lo);
+  s->hi = std::move(hi);
+  s->step = step;
+  (s->body.push_back(std::move(body)), ...);
+  return s;
+}
+
+Param in(std::string name, Shape shape) { return {std::move(name), Param::Tensor, false, DType::F32, shape}; }
+Param out(std::string name, Shape shape) { return {std::move(name), Param::Result, false, DType::F32, shape}; }
+Param inout(std::string name, Shape shape) { return {std::move(name), Param::Tensor, true, DType::F32, shape}; }
+Param sc(std::string name) { return {std::move(name), Param::Scalar, false, DType::I32, {}}; }
+
+template <typename... Stmts>
+std::shared_ptr<TileFunc> func(std::string op, std::vector<Param> params, Shape grid, Stmts... body) {
+  auto f = std::make_shared<TileFunc>();
+  f->name = op;
+  f->opName = op;
+  f->params = std::move(params);
+  f->taskGrid = std::move(grid);
+  for (int i = 0; i < 4; ++i) f->locals.push_back({"l" + std::to_string(i), DType::I32, {}});
+  (f->body.push_back(std::move(body)), ...);
+  return f;
+}
+
+struct Builder {
+  Graph g;
+  int tensor(std::string name, Tensor::Kind kind, Shape shape) {
+    Tensor t;
+    t.id = static_cast<int>(g.tensors.size());
+    t.name = std::move(name);
+    t.kind = kind;
+    t.shape = std::move(shape);
+    g.tensors.push_back(t);
+    return t.id;
+  }
+  Node& node(std::shared_ptr<TileFunc> f, std::vector<int> tensors) {
+    Node n;
+    n.id = static_cast<int>(g.nodes.size());
+    n.func = std::move(f);
+    n.tensors = std::move(tensors);
+    n.scalars.resize(n.tensors.size());
+    g.nodes.push_back(n);
+    return g.nodes.back();
+  }
+};
+
+TargetDesc twoSms(int smem = 227 * 1024) { return {"test2", "sm_90a", 2, smem, 32, 512, 1e12}; }
+
+// Region as a compact list of [lo, hi) pairs.
+using Ranges = std::vector<std::pair<int64_t, int64_t>>;
+
+// produce (4 tasks): y[4t : +4] = x[4t : +4]
+// consume_all (4 tasks): z[t] = sum(y[0 : +16])
+// consume_own (4 tasks): u[4t : +4] = y[4t : +4]
+Graph producerConsumers() {
+  Builder b;
+  int x = b.tensor("x", Tensor::Input, {16});
+  int y = b.tensor("y", Tensor::Activation, {16});
+  int z = b.tensor("z", Tensor::Activation, {4});
+  int u = b.tensor("u", Tensor::Activation, {16});
+  b.node(func("produce", {in("x", {16}), out("y", {16})}, {4},
+              store(1, load(0, {4}, rd(mul(ti(0), c(4)), 4)), rd(mul(ti(0), c(4)), 4))),
+         {x, y});
+  b.node(func("consume_all", {in("y", {16}), out("z", {4})}, {4},
+              store(1, sum(load(0, {16}, rd(c(0), 16))), rd(ti(0), 0))),
+         {y, z});
+  b.node(func("consume_own", {in("y", {16}), out("u", {16})}, {4},
+              store(1, load(0, {4}, rd(mul(ti(0), c(4)), 4)), rd(mul(ti(0), c(4)), 4))),
+         {y, u});
+  return b.g;
+}
+
+std::vector<std::string> messages(const DiagnosticEngine& d) {
+  std::vector<std::string> out;
+  for (const auto& x : d.diagnostics()) out.push_back(x.message);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("regions: task slices, loops, runtime scalars, flops") {
+  Builder b;
+  int x = b.tensor("x", Tensor::Input, {16});
+  int kc = b.tensor("kc", Tensor::State, {8, 4});
+  int y = b.tensor("y", Tensor::Activation, {16});
+  int w = b.tensor("w", Tensor::Weight, {4, 8});
+  // for k in 0..16 step 4 { let l1 = k; y[t*4 : +4] = x[l1 : +4] + kc[pos, t] }, and an
+  // accumulated offset that the loop makes unknown: l2 += 1 reads w[l2, 0 : +8].
+  auto rowdot = expr(ExprKind::RowDot, DType::F32, {4});
+  rowdot->operands.push_back(load(0, {4, 8}, rd(c(0), 4), rd(c(0), 8)));
+  rowdot->operands.push_back(load(0, {8}, rd(c(0), 0), rd(c(0), 8)));
+  auto f = func("f", {in("w", {4, 8}), in("x", {16}), in("kc", {8, 4}), sc("pos"), out("y", {16})}, {4},
+                let(2, mul(ti(0), c(2))),
+                loop(0, c(0), c(16), 4,
+                     let(1, add(local(0), c(0))),
+                     assign(2, AssignOp::Add, c(1)),
+                     store(4, bin(BinaryOp::Add, load(1, {4}, rd(local(1), 4)), load(2, {}, rd(scalar(3), 0), rd(ti(0), 0)),
+                                  DType::F32, {4}),
+                           rd(mul(ti(0), c(4)), 4)),
+                     store(4, std::move(rowdot), rd(c(0), 4))));
+  b.node(f, {w, x, kc, -1, y});
+
+  lowering::TaskAccess a = lowering::analyzeTask(b.g, b.g.nodes[0], {2});
+  REQUIRE(a.reads.size() == 3);
+  CHECK(a.reads[0].tensor == x);
+  CHECK(a.reads[0].ranges == Ranges{{0, 16}});  // k in [0, 15], +4, clamped
+  CHECK(a.reads[1].tensor == kc);
+  CHECK(a.reads[1].ranges == Ranges{{0, 8}, {2, 3}});  // pos unknown: the whole dim
+  CHECK(a.reads[2].tensor == w);
+  CHECK(a.reads[2].ranges == Ranges{{0, 4}, {0, 8}});
+  REQUIRE(a.writes.size() == 1);
+  CHECK(a.writes[0].ranges == Ranges{{0, 12}});  // hull of y[8..12) and y[0..4)
+  // Bytes: per tensor the smaller of its box and the tiles moved (tile x trips): x 16, kc 4
+  // (one element at the run-time `pos`, 4 trips, not its 8-element box), w 32, y 12.
+  CHECK(a.bytes == (16 + 4 + 32 + 12) * 4);
+  CHECK(a.flops == 2 * 32 * 4);  // RowDot over a 4x8 tile, 4 trips
+  CHECK(lowering::largestLoadBytes(*f) == 32 * 4);
+
+  // A loop-carried offset widens to unknown: l2 = 2t, then l2 += 1 each trip.
+  auto g2 = func("g", {in("x", {16}), out("y", {16})}, {4},
+                 let(2, mul(ti(0), c(2))),
+                 loop(0, c(0), c(4), 1, assign(2, AssignOp::Add, c(1)),
+                      store(1, load(0, {1}, rd(local(2), 1)), rd(ti(0), 1))));
+  b.node(g2, {x, y});
+  a = lowering::analyzeTask(b.g, b.g.nodes[1], {1});
+  CHECK(a.reads[0].ranges == Ranges{{0, 16}});
+  CHECK(a.writes[0].ranges == Ranges{{1, 2}});
+}
+
+TEST_CASE("schedule: producer and consumers on two SMs") {
+  Megakernel mk = lowering::schedule(producerConsumers(), twoSms());
+  REQUIRE(mk.tasks.size() == 12);
+  CHECK(mk.tasks[5].node == 1);
+  CHECK(mk.tasks[5].index == std::vector<int64_t>{1});
+  CHECK(mk.tasks[1].reads[0].ranges == Ranges{{4, 8}});
+  CHECK(mk.tasks[1].writes[0].ranges == Ranges{{4, 8}});
+  CHECK(mk.tasks[0].bytes == 32);
+  CHECK(mk.tasks[4].bytes == 68);
+
+  // Bytes 32, 68, 32 per task of each node: alternating placement.
+  CHECK(mk.queues == std::vector<std::vector<int>>{{0, 2, 4, 6, 8, 10}, {1, 3, 5, 7, 9, 11}});
+
+  // consume_all waits for all of produce; consume_own task t only for produce task t, which
+  // runs before it on its own SM, so those counters are dropped.
+  REQUIRE(mk.counters.size() == 1);
+  CHECK(mk.counters[0].producers == std::vector<int>{0, 1, 2, 3});
+  CHECK(mk.counters[0].why == "produce#0 tasks 0..3 -> y[0..16)");
+  for (int t = 0; t < 12; ++t) {
+    CAPTURE(t);
+    CHECK(mk.tasks[t].waits == (t >= 4 && t < 8 ? std::vector<int>{0} : std::vector<int>{}));
+    CHECK(mk.tasks[t].signals == (t < 4 ? std::vector<int>{0} : std::vector<int>{}));
+  }
+
+  // Memory: x is a step input (activation arena), y, z, u activations; 256-byte aligned.
+  REQUIRE(mk.memory.activations.size() == 4);
+  CHECK(mk.memory.activations[1].offset == 256);
+  CHECK(mk.memory.activations[2].offset == 512);
+  CHECK(mk.memory.activations[2].bytes == 16);
+  CHECK(mk.memory.activations[3].offset == 768);
+  CHECK(mk.memory.activationBytes == 1024);
+  CHECK(mk.memory.weights.empty());
+  CHECK(mk.memory.smemPerTask == 2 * 64);
+
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  CHECK(verify(mk, diags));
+  CHECK(diags.diagnostics().empty());
+}
+
+TEST_CASE("schedule: one SM needs no waits; consumers of their own slice on another SM wait") {
+  TargetDesc one = twoSms();
+  one.sms = 1;
+  Megakernel mk = lowering::schedule(producerConsumers(), one);
+  CHECK(mk.counters.empty());
+  for (const Task& t : mk.tasks) CHECK(t.waits.empty());
+
+  // Three SMs: produce 0,1,2,0; consume_own task t lands elsewhere, so waits on task t alone.
+  TargetDesc three = twoSms();
+  three.sms = 3;
+  mk = lowering::schedule(producerConsumers(), three);
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  CHECK(verify(mk, diags));
+  bool sawSingle = false;
+  for (const Counter& c : mk.counters)
+    if (c.producers.size() == 1) {
+      sawSingle = true;
+      CHECK(c.why.find("task ") != std::string::npos);
+      CHECK(c.why.find("-> y[") != std::string::npos);
+    }
+  CHECK(sawSingle);
+}
+
+TEST_CASE("verify: mutations are rejected with the right message") {
+  Megakernel good = lowering::schedule(producerConsumers(), twoSms());
+  SourceManager sources;
+
+  SUBCASE("a deleted wait") {
+    Megakernel mk = good;
+    mk.tasks[4].waits.clear();
+    DiagnosticEngine diags(sources);
+    CHECK_FALSE(verify(mk, diags));
+    // produce tasks 0 and 2 run before it on SM 0; 1 and 3 run on SM 1.
+    CHECK(messages(diags) ==
+          std::vector<std::string>{
+              "task consume_all#1[0] reads y[0..16) written by produce#0[1] but does not wait for it",
+              "task consume_all#1[0] reads y[0..16) written by produce#0[3] but does not wait for it"});
+    CHECK(diags.diagnostics()[0].kind == DiagKind::ScheduleRaw);
+  }
+  SUBCASE("two queue entries swapped") {
+    Megakernel mk = good;
+    std::swap(mk.queues[0][0], mk.queues[0][1]);
+    DiagnosticEngine diags(sources);
+    CHECK_FALSE(verify(mk, diags));
+    CHECK(messages(diags) ==
+          std::vector<std::string>{"SM 0 runs task produce#0[2] before task produce#0[0], against "
+                                   "the global order (deadlock risk)"});
+  }
+  SUBCASE("a wait on a later task") {
+    Megakernel mk = good;
+    mk.tasks[2].waits.push_back(0);
+    DiagnosticEngine diags(sources);
+    CHECK_FALSE(verify(mk, diags));
+    CHECK(messages(diags).at(0) ==
+          "task produce#0[2] waits on counter 0 whose producer produce#0[3] does not run before it "
+          "in the global order (deadlock)");
+  }
+  SUBCASE("a missing signal") {
+    Megakernel mk = good;
+    mk.tasks[1].signals.clear();
+    DiagnosticEngine diags(sources);
+    CHECK_FALSE(verify(mk, diags));
+    CHECK(messages(diags) == std::vector<std::string>{
+                                 "counter 0 (produce#0 tasks 0..3 -> y[0..16)): producer "
+                                 "produce#0[1] signals it 0 times instead of once"});
+  }
+  SUBCASE("a region nobody wrote") {
+    Megakernel mk = good;
+    mk.tasks[3].writes.clear();
+    DiagnosticEngine diags(sources);
+    CHECK_FALSE(verify(mk, diags));
+    CHECK(messages(diags).at(0) ==
+          "task consume_all#1[0] reads y[0..16) but y[12..16) is written by no earlier task");
+  }
+  SUBCASE("shared memory") {
+    Megakernel mk = good;
+    mk.target.smemPerBlock = 100;
+    DiagnosticEngine diags(sources);
+    CHECK_FALSE(verify(mk, diags));
+    CHECK(messages(diags) == std::vector<std::string>{
+                                 "tasks need 128 bytes of shared memory but target 'test2' offers "
+                                 "100 per block"});
+  }
+}
+
+TEST_CASE("schedule: grid sync, @after, WAW and WAR, 2-D regions") {
+  Builder b;
+  int x = b.tensor("x", Tensor::Input, {4});
+  int a = b.tensor("a", Tensor::Activation, {2});
+  int s = b.tensor("s", Tensor::State, {4});
+  int m = b.tensor("m", Tensor::Activation, {4, 4});
+  int r = b.tensor("r", Tensor::Activation, {4});
+  int w = b.tensor("w", Tensor::Weight, {4});
+  // 0: a[t] = x[t] (2 tasks)       1: s[0:+4] = x (1 task)
+  b.node(func("pa", {in("x", {4}), out("a", {2})}, {2}, store(1, load(0, {}, rd(ti(0), 0)), rd(ti(0), 0))), {x, a});
+  b.node(func("ps", {in("x", {4}), inout("s", {4})}, {1}, store(1, load(0, {4}, rd(c(0), 4)), rd(c(0), 4))), {x, s});
+  // 2: sync grid; m[2i:+2, 2j:+2] = w (2x2 tasks)
+  Node& n2 = b.node(func("tile", {in("w", {4}), out("m", {4, 4})}, {2, 2},
+                         store(1, load(0, {2}, rd(c(0), 2)), rd(mul(ti(0), c(2)), 2), rd(mul(ti(1), c(2)), 2))),
+                    {w, m});
+  n2.gridSyncBefore = true;
+  // 3: r[2i:+2] = sum rows m[2i:+2, 0:+4], @after s
+  Node& n3 = b.node(func("rows", {in("m", {4, 4}), out("r", {4})}, {2},
+                         store(1, load(0, {2, 4}, rd(mul(ti(0), c(2)), 2), rd(c(0), 4)), rd(mul(ti(0), c(2)), 2))),
+                    {m, r});
+  n3.after = {s};
+  // 4: overwrite m[0:+1, 0:+4] (WAW with tile (0,0),(0,1); WAR with rows#3[0])
+  b.node(func("clobber", {in("x", {4}), inout("m", {4, 4})}, {1},
+              store(1, load(0, {4}, rd(c(0), 4)), rd(c(0), 0), rd(c(0), 4))),
+         {x, m});
+  // 5: sync grid again: waits only for nodes 2..4
+  Node& n5 = b.node(func("last", {in("x", {4}), out("a", {2})}, {1}, store(1, load(0, {2}, rd(c(0), 2)), rd(c(0), 2))), {x, a});
+  n5.gridSyncBefore = true;
+
+  TargetDesc many = twoSms();
+  many.sms = 16;  // every task on its own SM: no wait is pruned
+  Megakernel mk = lowering::schedule(b.g, many);
+  REQUIRE(mk.tasks.size() == 11);
+  // Row-major task grid of `tile`: ids 3..6 are (0,0) (0,1) (1,0) (1,1).
+  CHECK(mk.tasks[4].index == std::vector<int64_t>{0, 1});
+  CHECK(mk.tasks[4].writes[0].ranges == Ranges{{0, 2}, {2, 4}});
+  for (int t = 0; t < 11; ++t) CHECK(mk.tasks[t].sm == t);
+
+  auto producersOf = [&](int task) {
+    std::vector<std::vector<int>> out;
+    for (int c : mk.tasks[task].waits) out.push_back(mk.counters[c].producers);
+    return out;
+  };
+  using Sets = std::vector<std::vector<int>>;
+  // tile waits for all of pa and ps (the grid sync): one shared counter per node.
+  for (int t = 3; t <= 6; ++t) CHECK(producersOf(t) == Sets{{0, 1}, {2}});
+  CHECK(mk.tasks[3].waits == mk.tasks[6].waits);
+  // rows i waits for tile (i,0), (i,1) and for ps (@after s).
+  CHECK(producersOf(7) == Sets{{2}, {3, 4}});
+  CHECK(producersOf(8) == Sets{{2}, {5, 6}});
+  // The @after set {ps#1[0]} is the whole node: it shares the grid sync's counter.
+  CHECK(mk.tasks[7].waits[0] == mk.tasks[3].waits[1]);
+  CHECK(mk.counters[mk.tasks[7].waits[0]].why == "ps#1 task 0 -> sync grid");
+  CHECK(mk.counters[mk.tasks[7].waits[1]].why == "tile#2 tasks 0..1 -> m[0..2, 0..4)");
+  // clobber: WAW on tile (0,0) and (0,1), WAR on rows#3[0].
+  CHECK(producersOf(9) == Sets{{3, 4}, {7}});
+  CHECK(mk.counters[mk.tasks[9].waits[1]].why == "rows#3 task 0 -> overwrite read m[0..1, 0..4)");
+  // last: the nodes since the previous grid sync (tile, rows, clobber), plus WAW on a from pa.
+  CHECK(producersOf(10) == Sets{{0, 1}, {3, 4, 5, 6}, {7, 8}, {9}});
+
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  CHECK(verify(mk, diags));
+  CHECK(messages(diags).empty());
+
+  // Dropping clobber's WAR wait is caught.
+  Megakernel bad = mk;
+  bad.tasks[9].waits.pop_back();
+  DiagnosticEngine d2(sources);
+  CHECK_FALSE(verify(bad, d2));
+  CHECK(messages(d2) == std::vector<std::string>{
+                            "task clobber#4[0] writes m[0..1, 0..4) read by rows#3[0] but does not "
+                            "wait for it"});
+  // And its WAW wait.
+  bad = mk;
+  bad.tasks[9].waits.erase(bad.tasks[9].waits.begin());
+  DiagnosticEngine d3(sources);
+  CHECK_FALSE(verify(bad, d3));
+  CHECK(messages(d3) ==
+        std::vector<std::string>{
+            "task clobber#4[0] writes m[0..1, 0..4) also written by tile#2[0,0] but does not wait for it",
+            "task clobber#4[0] writes m[0..1, 0..4) also written by tile#2[0,1] but does not wait for it"});
+
+  // A 2-D read partly covered: tile (0,1) no longer writes m[0..2, 2..4).
+  bad = mk;
+  bad.tasks[4].writes.clear();
+  DiagnosticEngine d4(sources);
+  CHECK_FALSE(verify(bad, d4));
+  CHECK(messages(d4) == std::vector<std::string>{
+                            "task rows#3[0] reads m[0..2, 0..4) but m[0..2, 2..4) is written by no "
+                            "earlier task"});
+
+  // Memory plan: one buffer per tensor in its arena.
+  CHECK(mk.memory.weights.size() == 1);
+  CHECK(mk.memory.weights[0].tensor == w);
+  CHECK(mk.memory.weightBytes == 256);
+  CHECK(mk.memory.state.size() == 1);
+  CHECK(mk.memory.state[0].offset == 0);
+  CHECK(mk.memory.activations.size() == 4);
+  CHECK(mk.memory.activations[2].tensor == m);
+  CHECK(mk.memory.activations[2].offset == 512);
+  CHECK(mk.memory.activations[3].offset == 768);
+}
+
+TEST_CASE("schedule: many tasks stay fast and verified") {
+  // A chain of 40 nodes x 256 tasks, each reading all of the previous output.
+  Builder b;
+  int prev = b.tensor("in", Tensor::Input, {1024});
+  for (int l = 0; l < 40; ++l) {
+    int next = b.tensor("h." + std::to_string(l), Tensor::Activation, {1024});
+    b.node(func("step", {in("h", {1024}), out("o", {1024})}, {256},
+                store(1, sum(load(0, {1024}, rd(c(0), 1024))), rd(mul(ti(0), c(4)), 4))),
+           {prev, next});
+    prev = next;
+  }
+  Megakernel mk = lowering::schedule(b.g, TargetDesc{"h200", "sm_90a", 132, 227 * 1024, 32, 512, 4.8e12});
+  CHECK(mk.tasks.size() == 40 * 256);
+  CHECK(mk.counters.size() == 39);  // one whole-node counter per layer
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  CHECK(verify(mk, diags));
+}
