@@ -677,7 +677,8 @@ std::string scheduleJson(const Megakernel& m) {
   const TargetDesc& tg = m.target;
   std::string s = "{";
   s += "\"target\":" + jsonQuote(tg.name) + ",\"arch\":" + jsonQuote(tg.arch) + ",\"sms\":" + std::to_string(tg.sms) +
-       ",\"bandwidth\":" + jsonNumber(tg.memoryBandwidth);
+       ",\"smem\":" + std::to_string(tg.smemPerBlock) + ",\"warp\":" + std::to_string(tg.warpSize) +
+       ",\"threads\":" + std::to_string(tg.threadsPerBlock) + ",\"bandwidth\":" + jsonNumber(tg.memoryBandwidth);
   s += ",\n\"program\":" + jsonQuote(m.graph.program) + ",\"config\":" + jsonQuote(m.graph.config);
   s += ",\n\"tensors\":[";
   for (size_t i = 0; i < m.graph.tensors.size(); ++i) {

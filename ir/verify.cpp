@@ -232,8 +232,13 @@ bool verify(const Megakernel& mk, DiagnosticEngine& diags) {
                fmt::format("signalled by {}, which is not one of its producers", name(i)));
 
   // --- (b) Every conflicting earlier task is waited for directly or runs on the same SM. ---
+  // A task's place in its SM's queue: a producer earlier in the same queue needs no wait.
+  std::vector<int> queuePos(ntasks, -1);
+  for (const auto& q : mk.queues)
+    for (size_t k = 0; k < q.size(); ++k)
+      if (q[k] >= 0 && q[k] < ntasks && queuePos[q[k]] < 0) queuePos[q[k]] = static_cast<int>(k);
   auto ordered = [&](int p, int t) {
-    if (mk.tasks[p].sm == mk.tasks[t].sm && mk.tasks[p].sm >= 0) return true;
+    if (mk.tasks[p].sm == mk.tasks[t].sm && mk.tasks[p].sm >= 0 && queuePos[p] < queuePos[t]) return true;
     for (int c : mk.tasks[t].waits)
       if (std::binary_search(producers[c].begin(), producers[c].end(), p)) return true;
     return false;
@@ -281,8 +286,12 @@ bool verify(const Megakernel& mk, DiagnosticEngine& diags) {
     }
 
   // --- (d) Shared memory. ---
-  if (mk.memory.smemPerTask > mk.target.smemPerBlock)
-    report({}, ScheduleSmem, mk.memory.smemPerTask, mk.target.name, mk.target.smemPerBlock);
+  // Point at the schedule's file when it was parsed from one; a compiled kernel has no place.
+  if (mk.memory.smemPerTask > mk.target.smemPerBlock) {
+    SourceRange file;
+    if (ntasks > 0 && mk.tasks[0].range.valid()) file = {mk.tasks[0].range.file, 0, 0};
+    report(file, ScheduleSmem, mk.memory.smemPerTask, mk.target.name, mk.target.smemPerBlock);
+  }
 
   return ok;
 }

@@ -259,7 +259,11 @@ TEST_CASE("tiny llama: interpreter matches the naive reference on random weights
   const mkref::Config cfg = tinyRefConfig();
   TempDir tmp;
   const std::string path = tmp.file("random.safetensors");
-  writeBf16(path, randomHfWeights(cfg, 20261129));
+  // Seed 198 with these tokens is one where fused multiply-adds matter: a reference that sums the
+  // attention's p.V and combine products unfused (as tests/reference did before) is off by up to
+  // 5e-3 from step 11 on; with std::fma, as the interpreter's rowdot/coldot, it is bit-identical
+  // (and was on 40 seeds x 64 positions).
+  writeBf16(path, randomHfWeights(cfg, 198));
 
   runtime::SafetensorsSet set = runtime::SafetensorsSet::open(path);
   interp::Interpreter in(tinyKernel());
@@ -495,30 +499,4 @@ TEST_CASE("mkdsl run: greedy ids, logits dump and clear errors") {
     CHECK(r.output.find("model.layers.1.mlp.down_proj.weight") != std::string::npos);
     CHECK(r.output.find("[64, 128]") != std::string::npos);
   }
-}
-
-TEST_CASE("zz explore" * doctest::skip()) {
-  const mkref::Config cfg = tinyRefConfig();
-  int total = 0, exact = 0, above = 0;
-  double worst = 0;
-  for (uint32_t ws = 1; ws <= 8; ++ws) {
-    TempDir tmp;
-    const std::string path = tmp.file("r.safetensors");
-    writeBf16(path, randomHfWeights(cfg, ws));
-    runtime::SafetensorsSet set = runtime::SafetensorsSet::open(path);
-    interp::Interpreter in(tinyKernel());
-    in.loadWeights(set);
-    const Io io = findIo(tinyKernel());
-    mkref::LlamaRef ref(cfg, readForReference(set), mkref::Numerics::MkDsl);
-    std::mt19937 rng(ws * 77);
-    for (int pos = 0; pos < 64; ++pos) {
-      const int token = int(rng() % 256u);
-      auto got = decode(in, io, token, pos, pos);
-      auto want = ref.step(token, pos);
-      double e = mkref::rel_l2(got, want);
-      ++total; exact += e == 0; above += e > 1e-3; worst = std::max(worst, e);
-      if (e > 0) MESSAGE("seed " << ws << " pos " << pos << " err " << e);
-    }
-  }
-  MESSAGE("total " << total << " exact " << exact << " above1e-3 " << above << " worst " << worst);
 }

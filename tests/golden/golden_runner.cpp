@@ -13,7 +13,7 @@
 //
 // A first line `// RUN: ARGS` replaces the default command `check`: mkdsl runs with ARGS (the
 // first being the subcommand; `check`, `build` and `run` also get `-I modules --stdlib STDLIB`)
-// and then the file's name, unless ARGS mention `%s`, which stands for it. `%root` stands for
+// and then the file's name, unless ARGS mention `%s` (which stands for it) or `%root`. `%root` stands for
 // the repository (the parent of STDLIB) and is printed back as `<root>`, so a golden can run on
 // a shipped example: `// RUN: build --emit=graph %root/examples/llama_tiny.mk`. The expectation is a block of comment lines
 // at the END of the file:
@@ -348,7 +348,8 @@ int runDiagnostics(const std::string& mkdsl, const fs::path& dirArg, const std::
       runArgs.clear();
       std::istringstream line(g.program.substr(7, g.program.find('\n') - 7));
       for (std::string word; line >> word;) {
-        namesFile = namesFile || word.find("%s") != std::string::npos;
+        // A command that names its input (`%s`, or a file under `%root`) gets no file appended.
+        namesFile = namesFile || word.find("%s") != std::string::npos || word.find("%root") != std::string::npos;
         runArgs.push_back(replaceAll(replaceAll(word, "%root", root), "%s", name));
       }
     }

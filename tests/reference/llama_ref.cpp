@@ -131,7 +131,7 @@ std::vector<float> LlamaRef::matvec(const std::vector<float>& w, int rows, int c
         const float* row = w.data() + size_t(n) * cols;
         for (int k0 = 0; k0 < cols; k0 += C) {
             float part = 0.0f;
-            for (int k = k0; k < k0 + C; ++k) part += row[k] * x[k];
+            for (int k = k0; k < k0 + C; ++k) part = std::fma(row[k], x[k], part);
             acc += part;
         }
         y[n] = acc;
@@ -161,7 +161,9 @@ void LlamaRef::rope(float* v, int pos) const {
 void LlamaRef::attention_split(const float* qh, const std::vector<float>& kc, const std::vector<float>& vc,
                                int g, int pos, float* out) const {
     // std.attention: attention_partial (NS ranges of whole C-position chunks, online softmax in
-    // f32, masked past the range end) then attention_combine.
+    // f32, masked past the range end) then attention_combine. Its rowdot (scores) and coldot (p.V,
+    // and the combine's acc) are sequential sums of fused multiply-adds, as the interpreter runs
+    // them; `l` is sum(pl * w): products rounded, then summed.
     const int NS = cfg_.attn_splits, C = cfg_.attn_chunk, Dh = cfg_.head_dim, S = cfg_.max_seq;
     const float ninf = -std::numeric_limits<float>::infinity();
     const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
@@ -178,7 +180,7 @@ void LlamaRef::attention_split(const float* qh, const std::vector<float>& kc, co
                 float sc = 0.0f;
                 if (p0 + j < S) {
                     const float* kp = kc.data() + (size_t(g) * S + p0 + j) * Dh;
-                    for (int d = 0; d < Dh; ++d) sc += kp[d] * qh[d];
+                    for (int d = 0; d < Dh; ++d) sc = std::fma(kp[d], qh[d], sc);
                 }
                 sm[j] = p0 + j < hi ? sc * scale : ninf;
                 mc = std::max(mc, sm[j]);
@@ -193,7 +195,7 @@ void LlamaRef::attention_split(const float* qh, const std::vector<float>& kc, co
             l = l * alpha + psum;
             for (int d = 0; d < Dh; ++d) {
                 float cd = 0.0f;
-                for (int j = 0; j < C && p0 + j < hi; ++j) cd += vc[(size_t(g) * S + p0 + j) * Dh + d] * p[j];
+                for (int j = 0; j < C && p0 + j < hi; ++j) cd = std::fma(vc[(size_t(g) * S + p0 + j) * Dh + d], p[j], cd);
                 acc[d] = acc[d] * alpha + cd;
             }
             m = m_new;
@@ -211,7 +213,7 @@ void LlamaRef::attention_split(const float* qh, const std::vector<float>& kc, co
     }
     for (int d = 0; d < Dh; ++d) {
         float a = 0.0f;
-        for (int s = 0; s < NS; ++s) a += pacc[size_t(s) * Dh + d] * w[s];
+        for (int s = 0; s < NS; ++s) a = std::fma(pacc[size_t(s) * Dh + d], w[s], a);
         out[d] = r(a / l);
     }
 }

@@ -18,7 +18,10 @@
 //                    q.k rounded to bf16 then scaled in bf16, softmax in f32 rounded to bf16
 //                    probabilities, p.V accumulated in f32 and rounded. Only for explaining the gap
 //                    between MkDsl and transformers' bf16 logits; not a test target.
-// Summation order: every dot product and mean is a plain sequential f32 loop over the index.
+// Summation order: every dot product and mean is a plain sequential f32 loop over the index. The
+// matvecs, and the split attention (Config::attn_splits > 0), accumulate their dot products with a
+// fused multiply-add per term (std::fma), as the interpreter's rowdot/coldot do; the plain attention
+// path uses separate products and sums.
 #pragma once
 
 #include <cstdint>

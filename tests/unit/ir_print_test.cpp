@@ -517,7 +517,7 @@ TEST_CASE("parseSchedule: diagnostics render as file:line:col with a code") {
 TEST_CASE("scheduleJson: well-formed, with every task, counter and queue") {
   std::string json = scheduleJson(tinyKernel());
   CHECK(JsonChecker{json}.check());
-  CHECK(json.rfind(R"({"target":"h200","arch":"sm_90a","sms":2,"bandwidth":4.8e+12,)", 0) == 0);
+  CHECK(json.rfind(R"({"target":"h200","arch":"sm_90a","sms":2,"smem":232448,"warp":32,"threads":512,"bandwidth":4.8e+12,)", 0) == 0);
   CHECK(json.find(R"({"id":2,"node":1,"op":"scale","index":[0],"sm":0,"bytes":48,"flops":4,)"
                   R"("reads":[{"tensor":2,"ranges":[[0,8]]}],"writes":[{"tensor":3,"ranges":[[0,4]]}],)"
                   R"("waits":[0],"signals":[1]})") != std::string::npos);

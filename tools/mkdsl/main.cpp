@@ -464,6 +464,11 @@ int mainImpl(int argc, char** argv) {
   }
   if (cmd != "check" && cmd != "fmt" && cmd != "build" && cmd != "run" && cmd != "verify")
     return usageError("unknown command '" + cmd + "'");
+  for (int i = 2; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
   Args a;
   a.cmd = cmd;
   if (auto err = parseArgs(cmd, argc, argv, 2, a)) return usageError(*err);
