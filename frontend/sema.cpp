@@ -97,6 +97,7 @@ MK_DIAGNOSTIC(ConfigNewField, Error, "config '{0}' sets '{1}', which its base '{
 MK_DIAGNOSTIC(DuplicateField, Error, "config field '{0}' is set twice", std::string);
 MK_DIAGNOSTIC(ConfigFieldClash, Error, "config field '{0}' has the name of a declaration", std::string);
 MK_DIAGNOSTIC(BadOverride, Error, "--set {0}={1}: the value must be an integer, a number, true or false", std::string, std::string);
+MK_DIAGNOSTIC(OverrideKind, Error, "--set {0}: the field is a {1}; found a {2}", std::string, std::string, std::string);
 MK_DIAGNOSTIC(NoSuchOverride, Error, "--set {0}: config '{1}' has no field of that name{2}", std::string, std::string, std::string);
 MK_DIAGNOSTIC(NoSuchConfigOption, Error, "--config {0}: the program has no config of that name{1}", std::string, std::string);
 MK_DIAGNOSTIC(StaticAssertFailed, Error, "static assertion failed{0}", std::string);
@@ -773,14 +774,17 @@ void Checker::checkConfigs(Module* root) {
     char* end = nullptr;
     errno = 0;
     long long iv = std::strtoll(text.c_str(), &end, 10);
+    bool decimal = !text.empty() && text.find_first_not_of("0123456789+-.eE") == std::string::npos;
     if (!text.empty() && *end == '\0' && errno == 0) {
       v = Ty::intConst(Poly::constant(iv));
     } else if (text == "true" || text == "false") {
       v = Ty::boolConst(text == "true");
     } else {
       errno = 0;
-      double dv = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || errno != 0) {
+      double dv = decimal ? std::strtod(text.c_str(), &end) : 0;
+      // Only plain decimal numbers: no hex floats, no inf or nan, nothing out of range.
+      if (!decimal || *end != '\0' || errno != 0 || !std::isfinite(dv) ||
+          text.find_first_of(".eE") == std::string::npos) {
         diags_->emit(SourceRange{}, BadOverride, name, text);
         continue;
       }
@@ -799,9 +803,19 @@ void Checker::checkConfigs(Module* root) {
     configOrder_ = &order[c];
     auto& out = values[c];
     for (const ConfigField* f : order[c]) {
-      auto forced = c == selected ? overrides.find(f->name.name) : overrides.end();
-      Ty v = forced != overrides.end() ? forced->second
-                                       : evalConst(f->value.get(), ctx, fmt::format("config field '{}'", f->name.name));
+      Ty v = evalConst(f->value.get(), ctx, fmt::format("config field '{}'", f->name.name));
+      if (auto forced = c == selected ? overrides.find(f->name.name) : overrides.end(); forced != overrides.end()) {
+        // The override must be of the field's kind (an integer may stand for a float).
+        const Ty& o = forced->second;
+        bool fits = v.isError() || o.kind == v.kind || (v.kind == TyKind::Float && o.kind == TyKind::Int);
+        if (!fits) {
+          diags_->emit(SourceRange{}, OverrideKind, f->name.name, tyStr(v), tyStr(o));
+        } else if (v.kind == TyKind::Float && o.kind == TyKind::Int) {
+          v = Ty::floatConst(static_cast<double>(o.intValue->value()));
+        } else {
+          v = o;
+        }
+      }
       out[f->name.name] = {v, f->name.range};
       ctx.scopes.back().names[f->name.name] = Local{Local::Const, v, f->name.range};
     }
@@ -1920,6 +1934,7 @@ Ty Checker::checkCall(const CallExpr* call, Ctx& ctx) {
              std::all_of(bindings.begin(), bindings.end(), [](auto& b) { return concreteValue(b.second); })) {
     instantiate(c, calleeMod, bindings, call->range);
   }
+  pendingSync_ = false;  // a `sync grid;` applies to the first call after it only
 
   if (result.elems.empty()) {
     result.kind = TyKind::Void;
@@ -2006,6 +2021,10 @@ void Checker::checkOpStmt(const Stmt* s, Ctx& ctx) {
   switch (s->kind) {
     case StmtKind::Let: {
       auto* l = as<LetStmt>(s);
+      if (l->names.empty()) {  // the parser recovered from a missing name; it reported that
+        checkExpr(l->value.get(), ctx);
+        return;
+      }
       if (!l->annotations.empty())
         diags_->emit(l->annotations[0].range, AnnotationPlace, l->annotations[0].name.name, "applies to calls in a fn or step, not to statements in an op");
       if (l->tuplePattern) {
@@ -2262,6 +2281,10 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
   switch (s->kind) {
     case StmtKind::Let: {
       auto* l = as<LetStmt>(s);
+      if (l->names.empty()) {  // the parser recovered from a missing name; it reported that
+        checkExpr(l->value.get(), ctx);
+        return;
+      }
       checkAnnotations(l->annotations, l->value.get(), ctx);
       Ty v = checkExpr(l->value.get(), ctx);
       auto callee = [&]() { auto* c = as<CallExpr>(l->value.get()); return c ? c->callee.name : std::string("value"); };
@@ -2417,8 +2440,10 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
       if (!c.isError() && c.kind != TyKind::Bool)
         diags_->emit(i->cond->range, FnIfNotConst, fmt::format("found {}", tyStr(c)));
       ++ctx.nesting;
-      checkBlock(i->then, ctx);
-      if (i->otherwise) checkBlock(*i->otherwise, ctx);
+      // Both branches are checked; the graph is built from the one the condition selects.
+      bool known = c.kind == TyKind::Bool && c.boolValue.has_value();
+      if (!sink_ || !known || *c.boolValue) checkBlock(i->then, ctx);
+      if (i->otherwise && (!sink_ || !known || !*c.boolValue)) checkBlock(*i->otherwise, ctx);
       --ctx.nesting;
       return;
     }
@@ -2458,6 +2483,12 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
             (got.storage == Storage::Weight || got.storage == Storage::StepInput || got.storage == Storage::State)) {
           diags_->emit(e->range, ReturnWeight, declared[i].name ? declared[i].name->name : std::to_string(i + 1),
                        storageName(got.storage), got.name);
+          continue;
+        }
+        if (ctx.kind == BodyKind::Step && got.kind == TyKind::Scalar) {
+          auto* n = as<NameExpr>(e);
+          diags_->emit(e->range, ReturnWeight, declared[i].name ? declared[i].name->name : std::to_string(i + 1),
+                       "step input", n ? n->name : "value");
           continue;
         }
         bool ok;
@@ -2768,13 +2799,13 @@ Ty Checker::graphStorage(const Decl* d, Ty ty, std::optional<int64_t> groupIndex
 const OpInstance& Checker::opInstance(const OpDecl* op, Module* m, const std::map<std::string, Ty>& bindings) {
   std::string desc;
   for (const auto& [n, v] : bindings) desc += (desc.empty() ? "" : ", ") + n + "=" + valueStr(v);
-  std::string key = op->name.name + "<" + desc + ">";
-  auto& slot = opInstances_[key];
+  // Keyed by the declaration: two modules may each have an op of the same name.
+  auto& slot = opInstances_[fmt::format("{}|{}", static_cast<const void*>(op), desc)];
   if (slot) return *slot;
   slot = std::make_unique<OpInstance>();
   slot->op = op;
   slot->bindings = bindings;
-  slot->key = key;
+  slot->key = op->name.name + "<" + desc + ">";
   // Re-check the body at these values, recording every type; it is known to be clean.
   std::map<const void*, Ty>* outerRecord = record_;
   GraphSink* outerSink = sink_;
@@ -2805,6 +2836,10 @@ Ty Checker::inlineFn(const FnDecl* fn, Module* m, const std::map<std::string, Ty
 
 void Checker::elaborate(GraphSink& sink) {
   if (!program_.step) return;
+  // The walk starts afresh: nothing pending from the check, and the whole unroll budget.
+  pendingSync_ = false;
+  pendingAfter_.clear();
+  unrollBudget_ = kUnrollBudget;
   sink_ = &sink;
   checkStep(program_.step, program_.root());
   sink_ = nullptr;

@@ -39,15 +39,12 @@ class TileLowering {
   std::shared_ptr<ir::TileFunc> run() {
     auto f = std::make_shared<ir::TileFunc>();
     func_ = f.get();
-    std::string args;
-    for (const auto& [n, v] : inst_.bindings)
-      args += (args.empty() ? "" : ", ") + n + "=" + (v.intValue ? v.intValue->str() : v.floatValue ? fmt::format("{}", *v.floatValue) : v.boolValue ? (*v.boolValue ? "true" : "false") : "?");
-    f->name = op_.name.name + "<" + args + ">";
+    f->name = inst_.key;
     f->opName = op_.name.name;
     f->range = op_.range;
     scopes_.emplace_back();
     for (const auto& [n, v] : inst_.bindings) scopes_.back()[n] = Binding{Binding::Const, 0, v};
-    for (const auto& p : op_.params) addParam(p.name.name, typeOf(&p), p.inout ? ir::Param::Tensor : ir::Param::Tensor, p.inout);
+    for (const auto& p : op_.params) addParam(p.name.name, typeOf(&p), ir::Param::Tensor, p.inout);
     for (const auto& r : op_.results) addParam(r.name ? r.name->name : "", typeOf(&r), ir::Param::Result, false);
     for (size_t d = 0; d < op_.tasks.size(); ++d) {
       const Ty& e = typeOf(op_.tasks[d].extent.get());
@@ -415,14 +412,15 @@ class Builder : public GraphSink {
     return out;
   }
 
+  // One tile function per op instance (the checker makes each instance once).
   std::shared_ptr<const ir::TileFunc> tileFunc(const OpInstance& inst) {
-    auto& slot = funcs_[inst.key];
+    auto& slot = funcs_[&inst];
     if (!slot) slot = TileLowering(inst).run();
     return slot;
   }
 
   ir::Graph& g_;
-  std::map<std::string, std::shared_ptr<const ir::TileFunc>> funcs_;
+  std::map<const OpInstance*, std::shared_ptr<const ir::TileFunc>> funcs_;
 };
 
 }  // namespace

@@ -109,6 +109,10 @@ class Analyzer {
         for (int64_t d : e.operands[0]->shape) elements *= d;
       flops_ += 2 * elements * trips_;
     }
+    // A scalar parameter bound to a 0-d tensor reads that tensor: a dependency like any other.
+    if (e.kind == ExprKind::Scalar && e.index >= 0 && e.index < static_cast<int>(node_.scalars.size()) &&
+        node_.scalars[e.index].kind == ScalarArg::Tensor)
+      readWhole(node_.scalars[e.index].index);
     if (!isScalarInt(e)) return kTop;
     auto at = [&](size_t i) { return i < ops.size() ? ops[i] : kTop; };
     switch (e.kind) {
@@ -188,6 +192,14 @@ class Analyzer {
         it->second.ranges[d].first = std::min(it->second.ranges[d].first, box.ranges[d].first);
         it->second.ranges[d].second = std::max(it->second.ranges[d].second, box.ranges[d].second);
       }
+  }
+
+  void readWhole(int tensor) {
+    if (tensor < 0 || tensor >= static_cast<int>(graph_.tensors.size())) return;
+    Region box{tensor, {}};
+    for (int64_t d : graph_.tensors[tensor].shape) box.ranges.push_back({0, d});
+    reads_.try_emplace(tensor, box);
+    readTraffic_.try_emplace(tensor, 1);
   }
 
   void set(int slot, Interval v, bool merge) {

@@ -29,12 +29,19 @@ namespace {
 // ---- A small strict JSON parser (RFC 8259) -----------------------------------------------------
 // Just enough for safetensors headers and index files. Numbers keep their text: the callers only
 // accept non-negative integers and check them themselves.
+struct JMember;
 struct JValue {
   enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
   bool b = false;
   std::string text;  // String: the decoded string; Number: the literal
   std::vector<JValue> items;
-  std::vector<std::pair<std::string, JValue>> members;  // in file order, keys unique
+  // In file order, keys unique. A named struct rather than std::pair: the pair template would
+  // need JValue complete here, which clang rejects.
+  std::vector<JMember> members;
+};
+struct JMember {
+  std::string first;
+  JValue second;
 };
 
 class JsonParser {
@@ -92,7 +99,7 @@ class JsonParser {
         expect(':');
         ws();
         JValue member = value(depth + 1);
-        v.members.emplace_back(std::move(key), std::move(member));
+        v.members.push_back(JMember{std::move(key), std::move(member)});
         ws();
       } while (eat(','));
       expect('}');

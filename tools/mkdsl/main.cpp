@@ -119,7 +119,10 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
   auto is = [](const std::string& arg, const std::string& flag) {
     return arg == flag || arg.rfind(flag + "=", 0) == 0;
   };
-  bool compiles = cmd == "check" || cmd == "build" || cmd == "run" || cmd == "verify";
+  // Options about the program (-I, --config, --set, --stdlib) mean nothing to `verify`, which
+  // reads a schedule; the diagnostics options apply to every command that reports.
+  bool compiles = cmd == "check" || cmd == "build" || cmd == "run";
+  bool reports = compiles || cmd == "verify";
   auto number = [](const std::string& v, int64_t& out) {
     if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos) return false;
     out = std::stoll(v);
@@ -148,15 +151,15 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
       } else if (compiles && is(arg, "--stdlib")) {
         if (!value(i, "--stdlib", v) || v.empty()) return "--stdlib needs a directory";
         a.check.stdlibDir = v;
-      } else if (compiles && is(arg, "--diagnostics-format")) {
+      } else if (reports && is(arg, "--diagnostics-format")) {
         if (!value(i, "--diagnostics-format", v) || (v != "text" && v != "json"))
           return "--diagnostics-format must be text or json";
         a.json = v == "json";
-      } else if (compiles && is(arg, "--max-errors")) {
+      } else if (reports && is(arg, "--max-errors")) {
         if (!value(i, "--max-errors", v) || v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos)
           return "--max-errors needs a number";
         a.maxErrors = static_cast<unsigned>(std::stoul(v));
-      } else if (compiles && is(arg, "--color")) {
+      } else if (reports && is(arg, "--color")) {
         if (!value(i, "--color", v) || (v != "auto" && v != "always" && v != "never"))
           return "--color must be auto, always or never";
         a.color = v == "always" ? Args::Color::Always : v == "never" ? Args::Color::Never : Args::Color::Auto;
