@@ -14,18 +14,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string& msg) { throw InterpError(msg); }
 
-std::string shapeStr(const Shape& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
-int64_t count(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
-
 // splitmix64: portable and identical everywhere (std:: distributions are not).
 struct Rng {
   uint64_t s;
@@ -213,11 +201,11 @@ struct TaskRunner {
     return in.mk_.graph.tensors[node.tensors[param]];
   }
 
-  static Value zeros(DType t, const Shape& s) { return {t, s, std::vector<double>(size_t(count(s)), 0.0)}; }
+  static Value zeros(DType t, const Shape& s) { return {t, s, std::vector<double>(size_t(elementCount(s)), 0.0)}; }
   static Value scalar(DType t, double x) { return {t, {}, {x}}; }
 
   int64_t scalarInt(const Value& v, const char* what) {
-    if (!v.shape.empty()) fail(std::string(what) + " is not a scalar (shape " + shapeStr(v.shape) + ")");
+    if (!v.shape.empty()) fail(std::string(what) + " is not a scalar (shape " + shapeText(v.shape) + ")");
     if (v.v[0] != std::trunc(v.v[0])) fail(std::string(what) + " is not an integer");
     return int64_t(v.v[0]);
   }
@@ -225,15 +213,15 @@ struct TaskRunner {
   // Fits a value to a local's (or tensor's) dtype and shape: scalars broadcast.
   Value conform(const Value& v, DType t, const Shape& s, const std::string& what) {
     if (v.shape != s && !v.shape.empty())
-      fail("a value of shape " + shapeStr(v.shape) + " assigned to " + what + " of shape " + shapeStr(s));
-    Value r{t, s, std::vector<double>(size_t(count(s)))};
+      fail("a value of shape " + shapeText(v.shape) + " assigned to " + what + " of shape " + shapeText(s));
+    Value r{t, s, std::vector<double>(size_t(elementCount(s)))};
     for (size_t k = 0; k < r.v.size(); ++k) r.v[k] = convert(v.dtype, t, v.v[v.shape.empty() ? 0 : k]);
     return r;
   }
 
   Box box(const std::vector<RegionDim>& dims, const Shape& of, const std::string& what) {
     if (dims.size() != of.size())
-      fail(what + ": a region of " + std::to_string(dims.size()) + " dimensions into shape " + shapeStr(of));
+      fail(what + ": a region of " + std::to_string(dims.size()) + " dimensions into shape " + shapeText(of));
     Box b;
     bool inside = true;
     std::string text;
@@ -248,7 +236,7 @@ struct TaskRunner {
       if (s < 0 || s + c > of[d]) inside = false;
       text += (d ? ", " : "") + std::to_string(s) + (dims[d].length > 0 ? ":+" + std::to_string(dims[d].length) : "");
     }
-    if (!inside) fail(what + "[" + text + "] is outside its shape " + shapeStr(of));
+    if (!inside) fail(what + "[" + text + "] is outside its shape " + shapeText(of));
     return b;
   }
 
@@ -309,8 +297,8 @@ struct TaskRunner {
   Value eval(const Expr& e) {
     Value r = evalRaw(e);
     if (r.shape != e.shape)
-      fail("IR inconsistency: an expression typed " + std::string(dtypeName(e.dtype)) + shapeStr(e.shape) +
-           " evaluates to shape " + shapeStr(r.shape));
+      fail("IR inconsistency: an expression typed " + std::string(dtypeName(e.dtype)) + shapeText(e.shape) +
+           " evaluates to shape " + shapeText(r.shape));
     r.dtype = e.dtype;
     return r;
   }
@@ -321,7 +309,7 @@ struct TaskRunner {
       return *e.operands[i];
     };
     switch (e.kind) {
-      case ExprKind::Const: return {e.dtype, e.shape, std::vector<double>(size_t(count(e.shape)), rnd(e.dtype, e.value))};
+      case ExprKind::Const: return {e.dtype, e.shape, std::vector<double>(size_t(elementCount(e.shape)), rnd(e.dtype, e.value))};
       case ExprKind::Local: return local(e.index);
       case ExprKind::TaskIndex:
         if (e.index < 0 || size_t(e.index) >= task.index.size())
@@ -334,7 +322,7 @@ struct TaskRunner {
         if (in.checkAccesses_ && t.kind != Tensor::Weight) checkDeclared(task.reads, t, b, false);
         const auto& st = in.store_[t.id];
         const bool ints = in.isInt(t.id);
-        Value r{e.dtype, b.shape, std::vector<double>(size_t(count(b.shape)))};
+        Value r{e.dtype, b.shape, std::vector<double>(size_t(elementCount(b.shape)))};
         const bool same = t.dtype == e.dtype;  // stored values are already rounded to t.dtype
         forEachRun(t.shape, b, [&](int64_t off, int64_t k, int64_t n) {
           for (int64_t j = 0; j < n; ++j) {
@@ -348,7 +336,7 @@ struct TaskRunner {
         Value tmp;
         const Value& a = ref(operand(0), tmp);
         Box b = box(e.region, a.shape, "slice of a tile");
-        Value r{e.dtype, b.shape, std::vector<double>(size_t(count(b.shape)))};
+        Value r{e.dtype, b.shape, std::vector<double>(size_t(elementCount(b.shape)))};
         forEachRun(a.shape, b, [&](int64_t off, int64_t k, int64_t n) {
           for (int64_t j = 0; j < n; ++j) r.v[k + j] = convert(a.dtype, e.dtype, a.v[off + j]);
         });
@@ -366,7 +354,7 @@ struct TaskRunner {
         const Value& a = ref(operand(0), ta);
         const Value& b = ref(operand(1), tb);
         Value r{e.dtype, broadcastShape({&a, &b}), {}};
-        r.v.resize(size_t(count(r.shape)));
+        r.v.resize(size_t(elementCount(r.shape)));
         const bool sa = a.shape.empty(), sb = b.shape.empty();
         for (size_t k = 0; k < r.v.size(); ++k)
           r.v[k] = binaryOp(e.binary, e.dtype, a.dtype, b.dtype, a.v[sa ? 0 : k], b.v[sb ? 0 : k]);
@@ -378,7 +366,7 @@ struct TaskRunner {
         const Value& a = ref(operand(1), ta);
         const Value& b = ref(operand(2), tb);
         Value r{e.dtype, broadcastShape({&c, &a, &b}), {}};
-        r.v.resize(size_t(count(r.shape)));
+        r.v.resize(size_t(elementCount(r.shape)));
         auto at = [](const Value& v, size_t k) { return v.v[v.shape.empty() ? 0 : k]; };
         for (size_t k = 0; k < r.v.size(); ++k)
           r.v[k] = at(c, k) != 0 ? convert(a.dtype, e.dtype, at(a, k)) : convert(b.dtype, e.dtype, at(b, k));
@@ -397,7 +385,7 @@ struct TaskRunner {
         const Value& a = ref(operand(0), ta);
         const Value& b = ref(operand(1), tb);
         if (a.shape.size() != 1 || a.shape != b.shape)
-          fail("dot of shapes " + shapeStr(a.shape) + " and " + shapeStr(b.shape));
+          fail("dot of shapes " + shapeText(a.shape) + " and " + shapeText(b.shape));
         float acc = 0;
         for (size_t k = 0; k < a.v.size(); ++k) acc = std::fma(float(a.v[k]), float(b.v[k]), acc);
         return scalar(e.dtype, rnd(e.dtype, acc));
@@ -409,7 +397,7 @@ struct TaskRunner {
         const Value& x = ref(operand(1), tb);
         const bool row = e.kind == ExprKind::RowDot;
         if (a.shape.size() != 2 || x.shape.size() != 1 || x.shape[0] != a.shape[row ? 1 : 0])
-          fail(std::string(row ? "rowdot" : "coldot") + " of shapes " + shapeStr(a.shape) + " and " + shapeStr(x.shape));
+          fail(std::string(row ? "rowdot" : "coldot") + " of shapes " + shapeText(a.shape) + " and " + shapeText(x.shape));
         const int64_t M = a.shape[0], K = a.shape[1];
         Value r{e.dtype, {row ? M : K}, {}};
         std::vector<float> acc(size_t(row ? M : K), 0.0f);
@@ -425,7 +413,7 @@ struct TaskRunner {
         return r;
       }
       case ExprKind::Iota: {
-        if (e.shape.size() != 1) fail("iota of shape " + shapeStr(e.shape));
+        if (e.shape.size() != 1) fail("iota of shape " + shapeText(e.shape));
         Value r{e.dtype, e.shape, {}};
         for (int64_t k = 0; k < e.shape[0]; ++k) r.v.push_back(rnd(e.dtype, double(k)));
         return r;
@@ -435,7 +423,7 @@ struct TaskRunner {
         const Value& a = ref(operand(0), ta);
         const Value& b = ref(operand(1), tb);
         if (a.shape.size() > 1 || b.shape.size() > 1)
-          fail("concat of shapes " + shapeStr(a.shape) + " and " + shapeStr(b.shape) + " (1-D only)");
+          fail("concat of shapes " + shapeText(a.shape) + " and " + shapeText(b.shape) + " (1-D only)");
         Value r{e.dtype, {int64_t(a.v.size() + b.v.size())}, {}};
         for (double x : a.v) r.v.push_back(convert(a.dtype, e.dtype, x));
         for (double x : b.v) r.v.push_back(convert(b.dtype, e.dtype, x));
@@ -449,7 +437,7 @@ struct TaskRunner {
     Shape s;
     for (const Value* v : vs) {
       if (v->shape.empty()) continue;
-      if (!s.empty() && s != v->shape) fail("elementwise operands of shapes " + shapeStr(s) + " and " + shapeStr(v->shape));
+      if (!s.empty() && s != v->shape) fail("elementwise operands of shapes " + shapeText(s) + " and " + shapeText(v->shape));
       s = v->shape;
     }
     return s;
@@ -498,7 +486,7 @@ struct TaskRunner {
       case ScalarArg::Tensor: {
         if (a.index < 0 || size_t(a.index) >= in.store_.size()) fail("scalar parameter from a tensor id out of range");
         const Tensor& t = in.mk_.graph.tensors[a.index];
-        if (t.elements() != 1) fail("scalar parameter from tensor '" + t.name + "' of shape " + shapeStr(t.shape));
+        if (t.elements() != 1) fail("scalar parameter from tensor '" + t.name + "' of shape " + shapeText(t.shape));
         return in.isInt(t.id) ? double(in.store_[t.id].i[0]) : double(in.store_[t.id].f[0]);
       }
     }
@@ -533,7 +521,7 @@ struct TaskRunner {
         }
         Value& cur = local(s.slot);
         if (r.shape != cur.shape && !r.shape.empty())
-          fail("compound assignment of shape " + shapeStr(r.shape) + " to local '" + L.name + "' of shape " + shapeStr(cur.shape));
+          fail("compound assignment of shape " + shapeText(r.shape) + " to local '" + L.name + "' of shape " + shapeText(cur.shape));
         const BinaryOp op = s.assign == AssignOp::Add ? BinaryOp::Add : s.assign == AssignOp::Sub ? BinaryOp::Sub
                           : s.assign == AssignOp::Mul ? BinaryOp::Mul : BinaryOp::Div;
         for (size_t k = 0; k < cur.v.size(); ++k)
@@ -547,7 +535,7 @@ struct TaskRunner {
         Value tmp;
         const Value& r = ref(value(), tmp);
         if (r.shape != b.shape && !r.shape.empty())
-          fail("store of shape " + shapeStr(r.shape) + " into a region of shape " + shapeStr(b.shape) + " of '" + t.name + "'");
+          fail("store of shape " + shapeText(r.shape) + " into a region of shape " + shapeText(b.shape) + " of '" + t.name + "'");
         auto& st = in.store_[t.id];
         const bool ints = in.isInt(t.id), bc = r.shape.empty();
         forEachRun(t.shape, b, [&](int64_t off, int64_t k, int64_t n) {
@@ -574,7 +562,7 @@ struct TaskRunner {
       case StmtKind::If: {
         Value tmp;
         const Value& c = ref(value(), tmp);
-        if (!c.shape.empty()) fail("an `if` condition of shape " + shapeStr(c.shape));
+        if (!c.shape.empty()) fail("an `if` condition of shape " + shapeText(c.shape));
         exec(c.v[0] != 0 ? s.body : s.otherwise);
         return;
       }
@@ -635,7 +623,7 @@ bool Interpreter::isInt(int tensor) const {
 void Interpreter::loadWeights(const runtime::SafetensorsSet& set) {
   for (const Tensor& t : mk_.graph.tensors) {
     if (t.kind != Tensor::Weight) continue;
-    const std::string what = "weight '" + t.name + "' (" + dtypeName(t.dtype) + shapeStr(t.shape) + ")";
+    const std::string what = "weight '" + t.name + "' (" + dtypeName(t.dtype) + shapeText(t.shape) + ")";
     if (t.sources.empty()) fail(what + " names no safetensors tensor");
     std::vector<runtime::SafetensorsSet::Ref> srcs;
     for (const std::string& name : t.sources) {
@@ -646,7 +634,7 @@ void Interpreter::loadWeights(const runtime::SafetensorsSet& set) {
       srcs.push_back(*ref);
     }
     auto describe = [](const runtime::SafetensorsSet::Ref& r) {
-      return "\"" + r.info->name + "\" in " + r.file->path() + " is " + r.info->dtype + shapeStr(r.info->shape);
+      return "\"" + r.info->name + "\" in " + r.file->path() + " is " + r.info->dtype + shapeText(r.info->shape);
     };
     for (const auto& r : srcs) {
       const std::string& d = r.info->dtype;
@@ -656,7 +644,7 @@ void Interpreter::loadWeights(const runtime::SafetensorsSet& set) {
     const size_t nsrc = srcs.size();
     const bool interleave = t.layout.kind == Layout::Interleave && nsrc > 1;
     if (nsrc == 1) {
-      if (srcs[0].info->shape != t.shape) fail(what + ": " + describe(srcs[0]) + "; expected shape " + shapeStr(t.shape));
+      if (srcs[0].info->shape != t.shape) fail(what + ": " + describe(srcs[0]) + "; expected shape " + shapeText(t.shape));
     } else {
       if (t.shape.empty()) fail(what + ": a scalar cannot be assembled from several sources");
       Shape rowShape(t.shape.begin() + 1, t.shape.end());
@@ -664,7 +652,7 @@ void Interpreter::loadWeights(const runtime::SafetensorsSet& set) {
       for (const auto& r : srcs) {
         const auto& s = r.info->shape;
         if (s.size() != t.shape.size() || Shape(s.begin() + 1, s.end()) != rowShape)
-          fail(what + ": " + describe(r) + "; expected rows of shape " + shapeStr(rowShape));
+          fail(what + ": " + describe(r) + "; expected rows of shape " + shapeText(rowShape));
         if (interleave && s[0] * int64_t(nsrc) != t.shape[0])
           fail(what + ": " + describe(r) + "; interleaving " + std::to_string(nsrc) + " sources needs " +
                std::to_string(t.shape[0] / int64_t(nsrc)) + " rows from each");
@@ -680,7 +668,7 @@ void Interpreter::loadWeights(const runtime::SafetensorsSet& set) {
                " rows of each source");
       }
     }
-    const int64_t rowElems = t.shape.empty() ? 1 : count(Shape(t.shape.begin() + 1, t.shape.end()));
+    const int64_t rowElems = t.shape.empty() ? 1 : elementCount(Shape(t.shape.begin() + 1, t.shape.end()));
     auto& st = store_[t.id];
     const bool ints = isInt(t.id);
     auto put = [&](int64_t dst, double x) {
@@ -804,7 +792,7 @@ void Interpreter::setTensor(int id, const std::vector<float>& values) {
   if (id < 0 || size_t(id) >= store_.size()) fail("tensor id " + std::to_string(id) + " out of range");
   const Tensor& t = mk_.graph.tensors[id];
   if (int64_t(values.size()) != t.elements())
-    fail("setTensor: " + std::to_string(values.size()) + " values for '" + t.name + "' of shape " + shapeStr(t.shape));
+    fail("setTensor: " + std::to_string(values.size()) + " values for '" + t.name + "' of shape " + shapeText(t.shape));
   for (size_t k = 0; k < values.size(); ++k) {
     if (isInt(id)) store_[id].i[k] = int32_t(convert(DType::F32, t.dtype, values[k]));
     else store_[id].f[k] = float(rnd(t.dtype, values[k]));

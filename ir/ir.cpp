@@ -59,11 +59,19 @@ const char* spelling(ReduceOp op) {
   return "?";
 }
 
-int64_t TileFunc::taskCount() const {
+int64_t elementCount(const Shape& s) {
   int64_t n = 1;
-  for (int64_t e : taskGrid) n *= e;
+  for (int64_t d : s) n *= d;
   return n;
 }
+
+std::string shapeText(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+int64_t TileFunc::taskCount() const { return elementCount(taskGrid); }
 
 std::string Layout::str() const {
   static const char* names[] = {"row_major", "col_major", "tiled", "interleave", "padded", "swizzle"};
@@ -74,11 +82,7 @@ std::string Layout::str() const {
   return s + ")";
 }
 
-int64_t Tensor::elements() const {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
+int64_t Tensor::elements() const { return elementCount(shape); }
 
 int64_t Tensor::bytes() const { return elements() * dtypeBytes(dtype); }
 

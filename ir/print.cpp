@@ -55,12 +55,7 @@ std::string formatDouble(double v) {
   return std::string(buf, res.ptr);
 }
 
-std::string formatType(DType dtype, const Shape& shape) {
-  std::string s = dtypeName(dtype);
-  s += "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
+std::string formatType(DType dtype, const Shape& shape) { return dtypeName(dtype) + shapeText(shape); }
 
 std::string formatIdRanges(const std::vector<int>& ids) {
   std::string s;

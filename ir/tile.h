@@ -14,6 +14,8 @@
 namespace mk::ir {
 
 using Shape = std::vector<int64_t>;  // empty: a scalar
+int64_t elementCount(const Shape& s);  // 1 for a scalar
+std::string shapeText(const Shape& s);  // "[16, 64]"; "[]" for a scalar
 
 enum class UnaryOp { Neg, Not, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Silu, Abs };
 enum class BinaryOp { Add, Sub, Mul, Div, Mod, Min, Max, Pow, Lt, Le, Gt, Ge, Eq, Ne, And, Or };

@@ -469,6 +469,9 @@ SafetensorsSet SafetensorsSet::open(const std::string& path) {
   std::map<std::string, size_t> fileIndex;
   for (auto& [name, v] : map->members) {
     if (v.kind != JValue::String) fail(ip, "weight_map entry \"" + name + "\" is not a file name");
+    // Shards live beside the index: no absolute paths, no way out of its folder.
+    if (std::filesystem::path(v.text).is_absolute() || v.text.find("..") != std::string::npos || v.text.empty())
+      fail(ip, "weight_map entry \"" + name + "\" names \"" + v.text + "\", which is not a file beside the index");
     auto [it, fresh] = fileIndex.try_emplace(v.text, s.files_.size());
     if (fresh) s.files_.push_back(SafetensorsFile::open((indexPath.parent_path() / v.text).string()));
     const auto& file = s.files_[it->second];

@@ -2,13 +2,15 @@
 # Runs the whole test suite:
 #   1. scripts/setup.sh (packages + build/), then ctest in build/
 #   2. sanitizer pass: build-asan/ with clang-19, -DMK_SANITIZE=ON (ASan + UBSan), ctest again
-#   3. fuzz pass: build-fuzz/ with clang-19, -DMK_FUZZ=ON, the libFuzzer target
-#      mk_fuzz_parse_check for MK_FUZZ_SECONDS seconds on a seed corpus of every .mk in the repo
+#   3. fuzz pass: build-fuzz/ with clang-19, -DMK_FUZZ=ON, the libFuzzer targets
+#      mk_fuzz_parse_check for MK_FUZZ_SECONDS seconds on a seed corpus of every .mk in the repo,
+#      and mk_fuzz_schedule (schedule parser + verifier) on the schedules in tests/ir
 # The last line is `N passed, N failed` (each ctest test counts once, the fuzz run counts once);
 # the exit status is non-zero when anything failed.
 #
 # Environment:
-#   MK_FUZZ_SECONDS=N      fuzzing time (default 120; 0 skips the fuzz pass)
+#   MK_FUZZ_SECONDS=N      fuzzing time of parse+check (default 120; 0 skips the fuzz pass)
+#   MK_SCHEDULE_FUZZ_SECONDS=N  fuzzing time of the schedule parser and verifier (default 30)
 #   MK_SKIP_SANITIZERS=1   skip the sanitizer and fuzz passes (quick local runs)
 #   MK_JOBS=N              parallel build jobs (default: ninja's own choice)
 set -uo pipefail
@@ -16,6 +18,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
 FUZZ_SECONDS=${MK_FUZZ_SECONDS:-120}
+SCHEDULE_FUZZ_SECONDS=${MK_SCHEDULE_FUZZ_SECONDS:-30}
 SKIP_SANITIZERS=${MK_SKIP_SANITIZERS:-0}
 CLANG_CC=clang-19
 CLANG_CXX=clang++-19
@@ -133,35 +136,42 @@ fi
 
 banner "fuzz build (build-fuzz/, libFuzzer+ASan+UBSan)"
 start=$SECONDS
-if ! clang_build build-fuzz mk_fuzz_parse_check -DMK_FUZZ=ON -DBUILD_TESTING=OFF; then
+if ! clang_build build-fuzz "mk_fuzz_parse_check mk_fuzz_schedule" -DMK_FUZZ=ON -DBUILD_TESTING=OFF; then
   step_failed "fuzz" "build-fuzz did not build"
   finish
 fi
 steps+=("fuzz build: ok ($((SECONDS - start))s)")
-
-banner "fuzz mk_fuzz_parse_check for ${FUZZ_SECONDS}s"
-start=$SECONDS
-corpus=$(mktemp -d)
-for f in examples/*.mk stdlib/*.mk tests/diagnostics/*.mk; do
-  [[ -f $f ]] && cp "$f" "$corpus/${f//\//_}"
-done
 mkdir -p build-fuzz/artifacts
-log=build-fuzz/fuzz.log
-echo "seed corpus: $(find "$corpus" -type f | wc -l) files; log: $log"
-build-fuzz/fuzz/mk_fuzz_parse_check -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
-  -dict=fuzz/mk.dict -detect_leaks="$DETECT_LEAKS" -print_final_stats=1 \
-  -artifact_prefix=build-fuzz/artifacts/ "$corpus" >"$log" 2>&1 </dev/null
-rc=$?
-rm -rf "$corpus"
-if ((rc == 0)) && ! grep -qE 'ERROR: (AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer|libFuzzer)|runtime error:' "$log"; then
-  grep -E '^stat::(number_of_executed_units|peak_rss_mb)|^Done ' "$log" | sed 's/^/  /'
-  passed=$((passed + 1))
-  steps+=("fuzz: ok, no crashes in ${FUZZ_SECONDS}s ($((SECONDS - start))s)")
-else
-  tail -n 60 "$log"
-  echo "fuzz: FAILED (exit $rc); reproducer under build-fuzz/artifacts/; rerun one with:"
-  echo "  build-fuzz/fuzz/mk_fuzz_parse_check build-fuzz/artifacts/<crash-file>"
-  failed=$((failed + 1))
-  steps+=("fuzz: FAILED (exit $rc, see $log)")
-fi
+
+# Runs one fuzz target: $1 target, $2 seconds, $3 dictionary, then the seed files.
+run_fuzzer() {
+  local target=$1 seconds=$2 dict=$3 corpus log rc start=$SECONDS
+  shift 3
+  banner "fuzz $target for ${seconds}s"
+  corpus=$(mktemp -d)
+  for f in "$@"; do
+    [[ -f $f ]] && cp "$f" "$corpus/${f//\//_}"
+  done
+  log=build-fuzz/$target.log
+  echo "seed corpus: $(find "$corpus" -type f | wc -l) files; log: $log"
+  build-fuzz/fuzz/$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -dict="$dict" -detect_leaks="$DETECT_LEAKS" -print_final_stats=1 \
+    -artifact_prefix=build-fuzz/artifacts/ "$corpus" >"$log" 2>&1 </dev/null
+  rc=$?
+  rm -rf "$corpus"
+  if ((rc == 0)) && ! grep -qE 'ERROR: (AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer|libFuzzer)|runtime error:' "$log"; then
+    grep -E '^stat::(number_of_executed_units|peak_rss_mb)|^Done ' "$log" | sed 's/^/  /'
+    passed=$((passed + 1))
+    steps+=("fuzz $target: ok, no crashes in ${seconds}s ($((SECONDS - start))s)")
+  else
+    tail -n 60 "$log"
+    echo "fuzz: FAILED (exit $rc); reproducer under build-fuzz/artifacts/; rerun one with:"
+    echo "  build-fuzz/fuzz/$target build-fuzz/artifacts/<crash-file>"
+    failed=$((failed + 1))
+    steps+=("fuzz $target: FAILED (exit $rc, see $log)")
+  fi
+}
+
+run_fuzzer mk_fuzz_parse_check "$FUZZ_SECONDS" fuzz/mk.dict examples/*.mk stdlib/*.mk tests/diagnostics/*.mk
+run_fuzzer mk_fuzz_schedule "$SCHEDULE_FUZZ_SECONDS" fuzz/schedule.dict tests/ir/*.sched
 finish
