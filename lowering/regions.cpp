@@ -143,6 +143,10 @@ class Analyzer {
     }
   }
 
+  static Interval decided(bool alwaysTrue, bool alwaysFalse) {
+    return alwaysTrue ? Interval::point(1) : alwaysFalse ? Interval::point(0) : Interval{0, 1};
+  }
+
   Interval binary(BinaryOp op, Interval a, Interval b) {
     switch (op) {
       case BinaryOp::Add: return add(a, b);
@@ -152,9 +156,16 @@ class Analyzer {
       case BinaryOp::Mod: return b.exact() && b.lo > 0 ? modConst(a, b.lo) : kTop;
       case BinaryOp::Min: return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
       case BinaryOp::Max: return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
-      case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt: case BinaryOp::Ge:
-      case BinaryOp::Eq: case BinaryOp::Ne: case BinaryOp::And: case BinaryOp::Or:
-        return {0, 1};
+      // Comparisons and logic decide when the operands' intervals do (a task-index test, say),
+      // so branches a task never takes add nothing to its regions.
+      case BinaryOp::Lt: return decided(a.hi < b.lo, a.lo >= b.hi);
+      case BinaryOp::Le: return decided(a.hi <= b.lo, a.lo > b.hi);
+      case BinaryOp::Gt: return decided(b.hi < a.lo, b.lo >= a.hi);
+      case BinaryOp::Ge: return decided(b.hi <= a.lo, b.lo > a.hi);
+      case BinaryOp::Eq: return decided(a.exact() && b.exact() && a.lo == b.lo, a.hi < b.lo || b.hi < a.lo);
+      case BinaryOp::Ne: return decided(a.hi < b.lo || b.hi < a.lo, a.exact() && b.exact() && a.lo == b.lo);
+      case BinaryOp::And: return decided(a.lo == 1 && b.lo == 1, a.hi == 0 || b.hi == 0);
+      case BinaryOp::Or: return decided(a.lo == 1 || b.lo == 1, a.hi == 0 && b.hi == 0);
       default: return kTop;
     }
   }
@@ -237,17 +248,38 @@ class Analyzer {
         break;
       }
       case StmtKind::If: {
-        if (s.value) eval(*s.value);
+        Interval cond = s.value ? eval(*s.value) : Interval{0, 1};
+        if (cond == Interval::point(1)) {
+          exec(s.body);
+          break;
+        }
+        if (cond == Interval::point(0)) {
+          exec(s.otherwise);
+          break;
+        }
+        // Either branch may run: regions join, costs take the larger branch.
         std::vector<Interval> entry = env_;
         int64_t f0 = flops_;
+        auto r0 = readTraffic_, w0 = writeTraffic_;
         exec(s.body);
         std::vector<Interval> then = std::move(env_);
         int64_t fThen = flops_ - f0;
+        auto rThen = std::move(readTraffic_), wThen = std::move(writeTraffic_);
         env_ = std::move(entry);
         flops_ = f0;
+        readTraffic_ = std::move(r0);
+        writeTraffic_ = std::move(w0);
         exec(s.otherwise);
         for (size_t i = 0; i < env_.size(); ++i) env_[i] = hull(env_[i], then[i]);
         flops_ = f0 + std::max(fThen, flops_ - f0);
+        auto larger = [](std::map<int, int64_t>& into, const std::map<int, int64_t>& other) {
+          for (auto [tensor, n] : other) {
+            auto [it, fresh] = into.try_emplace(tensor, n);
+            if (!fresh) it->second = (it->second < 0 || n < 0) ? -1 : std::max(it->second, n);
+          }
+        };
+        larger(readTraffic_, rThen);
+        larger(writeTraffic_, wThen);
         break;
       }
       case StmtKind::For: execFor(s); break;

@@ -176,6 +176,30 @@ std::vector<std::string> messages(const DiagnosticEngine& d) {
 
 }  // namespace
 
+// `if t == 0 { y[0 : +4] = x } else { z[4 * t - 4 : +4] = x }`: a branch a task never takes adds
+// nothing to its regions or bytes.
+TEST_CASE("regions: branches on the task index are decided per task") {
+  Builder b;
+  int x = b.tensor("x", Tensor::Input, {4});
+  int y = b.tensor("y", Tensor::Activation, {4});
+  int z = b.tensor("z", Tensor::Activation, {12});
+  auto branch = std::make_unique<Stmt>();
+  branch->kind = StmtKind::If;
+  branch->value = bin(BinaryOp::Eq, ti(0), c(0), DType::Bool);
+  branch->body.push_back(store(1, load(0, {4}, rd(c(0), 4)), rd(c(0), 4)));
+  branch->otherwise.push_back(store(2, load(0, {4}, rd(c(0), 4)), rd(add(mul(ti(0), c(4)), c(-4)), 4)));
+  b.node(func("split", {in("x", {4}), out("y", {4}), out("z", {12})}, {4}, std::move(branch)), {x, y, z});
+
+  lowering::TaskAccess first = lowering::analyzeTask(b.g, b.g.nodes[0], {0});
+  REQUIRE(first.writes.size() == 1);
+  CHECK(first.writes[0].tensor == y);
+  CHECK(first.bytes == (4 + 4) * 4);
+  lowering::TaskAccess third = lowering::analyzeTask(b.g, b.g.nodes[0], {2});
+  REQUIRE(third.writes.size() == 1);
+  CHECK(third.writes[0].tensor == z);
+  CHECK(third.writes[0].ranges == Ranges{{4, 8}});
+}
+
 TEST_CASE("regions: task slices, loops, runtime scalars, flops") {
   Builder b;
   int x = b.tensor("x", Tensor::Input, {16});
