@@ -487,6 +487,9 @@ struct TaskRunner {
         if (a.index < 0 || size_t(a.index) >= in.store_.size()) fail("scalar parameter from a tensor id out of range");
         const Tensor& t = in.mk_.graph.tensors[a.index];
         if (t.elements() != 1) fail("scalar parameter from tensor '" + t.name + "' of shape " + shapeText(t.shape));
+        // Reading the tensor is an access like a load: it must be declared, or the schedule
+        // may run this task before the tensor's producer.
+        if (in.checkAccesses_) checkDeclared(task.reads, t, Box{std::vector<int64_t>(t.shape.size(), 0), t.shape, t.shape}, false);
         return in.isInt(t.id) ? double(in.store_[t.id].i[0]) : double(in.store_[t.id].f[0]);
       }
     }
