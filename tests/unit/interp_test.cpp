@@ -14,157 +14,26 @@
 #include "interp/interp.h"
 #include "runtime/npy.h"
 #include "runtime/safetensors.h"
+#include "ir_build.h"
 
 using namespace mk;
 using namespace mk::ir;
+using namespace mk::ir::build;
 namespace fs = std::filesystem;
 
 namespace {
-
-// ---- IR builders -------------------------------------------------------------------------------
-ExprPtr mkExpr(ExprKind k, DType t, Shape s = {}) {
-  auto e = std::make_unique<Expr>();
-  e->kind = k;
-  e->dtype = t;
-  e->shape = std::move(s);
-  return e;
-}
-ExprPtr cnst(double v, DType t = DType::I32) {
-  auto e = mkExpr(ExprKind::Const, t);
-  e->value = v;
-  return e;
-}
-ExprPtr taskIdx(int d) {
-  auto e = mkExpr(ExprKind::TaskIndex, DType::I32);
-  e->index = d;
-  return e;
-}
-ExprPtr scalarParam(int p, DType t = DType::I32) {
-  auto e = mkExpr(ExprKind::Scalar, t);
-  e->index = p;
-  return e;
-}
-ExprPtr localRef(int slot, DType t, Shape s = {}) {
-  auto e = mkExpr(ExprKind::Local, t, std::move(s));
-  e->index = slot;
-  return e;
-}
-ExprPtr un(UnaryOp op, ExprPtr a, DType t) {
-  Shape s = a->shape;
-  auto e = mkExpr(ExprKind::Unary, t, s);
-  e->unary = op;
-  e->operands.push_back(std::move(a));
-  return e;
-}
-ExprPtr bin(BinaryOp op, ExprPtr a, ExprPtr b, DType t) {
-  Shape s = a->shape.empty() ? b->shape : a->shape;
-  auto e = mkExpr(ExprKind::Binary, t, s);
-  e->binary = op;
-  e->operands.push_back(std::move(a));
-  e->operands.push_back(std::move(b));
-  return e;
-}
-ExprPtr cast(ExprPtr a, DType t) {
-  Shape s = a->shape;
-  auto e = mkExpr(ExprKind::Cast, t, s);
-  e->operands.push_back(std::move(a));
-  return e;
-}
-ExprPtr ops(ExprKind k, DType t, Shape s, std::vector<ExprPtr> operands) {
-  auto e = mkExpr(k, t, std::move(s));
-  e->operands = std::move(operands);
-  return e;
-}
-ExprPtr reduce(ReduceOp op, ExprPtr a, DType t) {
-  auto e = mkExpr(ExprKind::Reduce, t);
-  e->reduce = op;
-  e->operands.push_back(std::move(a));
-  return e;
-}
-ExprPtr iota(int64_t n) { return mkExpr(ExprKind::Iota, DType::I32, {n}); }
-
-// A region: (start, length) per dim; length 0 is a single index.
-using Dims = std::vector<std::pair<ExprPtr, int64_t>>;
-std::vector<RegionDim> region(Dims dims) {
-  std::vector<RegionDim> r;
-  for (auto& [s, l] : dims) r.push_back(RegionDim{std::move(s), l});
-  return r;
-}
-Dims dims1(ExprPtr s, int64_t l) {
-  Dims d;
-  d.emplace_back(std::move(s), l);
-  return d;
-}
-ExprPtr load(int param, DType t, Dims d) {
-  Shape s;
-  for (auto& [_, l] : d)
-    if (l > 0) s.push_back(l);
-  auto e = mkExpr(ExprKind::Load, t, s);
-  e->index = param;
-  e->region = region(std::move(d));
-  return e;
-}
-StmtPtr store(int param, Dims d, ExprPtr v) {
-  auto s = std::make_unique<Stmt>();
-  s->kind = StmtKind::Store;
-  s->tensor = param;
-  s->region = region(std::move(d));
-  s->value = std::move(v);
-  return s;
-}
-StmtPtr let(int slot, ExprPtr v) {
-  auto s = std::make_unique<Stmt>();
-  s->kind = StmtKind::Let;
-  s->slot = slot;
-  s->value = std::move(v);
-  return s;
-}
-
-Param tensorParam(const std::string& n, DType t, Shape s, Param::Kind k = Param::Tensor) {
-  Param p;
-  p.name = n;
-  p.kind = k;
-  p.dtype = t;
-  p.shape = std::move(s);
-  return p;
-}
-
-Tensor tensor(int id, const std::string& name, Tensor::Kind k, DType t, Shape s) {
-  Tensor x;
-  x.id = id;
-  x.name = name;
-  x.kind = k;
-  x.dtype = t;
-  x.shape = std::move(s);
-  return x;
-}
-
-Task task(int id, int node, std::vector<int64_t> index, std::vector<int> waits = {}, std::vector<int> signals = {}) {
-  Task t;
-  t.id = id;
-  t.node = node;
-  t.index = std::move(index);
-  t.waits = std::move(waits);
-  t.signals = std::move(signals);
-  return t;
-}
 
 // produce(s: i32) -> x: f32[4], tasks t in 4: x[t] = t + s
 // consume(x: f32[4]) -> y: f32[4], tasks 1:      y = x * 2
 // Tasks 0..3 produce (signalling counter 0), task 4 consumes; the queues and the consumer's waits
 // are the caller's.
 Megakernel producerConsumer(std::vector<std::vector<int>> queues, bool consumerWaits) {
-  auto produce = std::make_shared<TileFunc>();
-  produce->name = produce->opName = "produce";
-  produce->params = {tensorParam("s", DType::I32, {}, Param::Scalar), tensorParam("x", DType::F32, {4}, Param::Result)};
-  produce->taskGrid = {4};
-  produce->body.push_back(store(1, dims1(taskIdx(0), 0),
-                                bin(BinaryOp::Add, cast(taskIdx(0), DType::F32), cast(scalarParam(0), DType::F32), DType::F32)));
-  auto consume = std::make_shared<TileFunc>();
-  consume->name = consume->opName = "consume";
-  consume->params = {tensorParam("x", DType::F32, {4}), tensorParam("y", DType::F32, {4}, Param::Result)};
-  consume->taskGrid = {1};
-  consume->body.push_back(store(1, dims1(cnst(0), 4), bin(BinaryOp::Mul, load(0, DType::F32, dims1(cnst(0), 4)), cnst(2, DType::F32), DType::F32)));
+  auto produce = func("produce", {scalarParam("s"), outParam("x", {4})}, {4}, {},
+                      store(1, binary(BinaryOp::Add, cast(taskIndex(0), DType::F32), cast(scalar(0), DType::F32), DType::F32),
+                            dim(taskIndex(0), 0)));
+  auto consume = func("consume", {inParam("x", {4}), outParam("y", {4})}, {1}, {},
+                      store(1, binary(BinaryOp::Mul, load(0, DType::F32, dim(constant(0), 4)), constant(2, DType::F32), DType::F32),
+                            dim(constant(0), 4)));
 
   Megakernel mk;
   mk.graph.tensors = {tensor(0, "x", Tensor::Activation, DType::F32, {4}), tensor(1, "y", Tensor::Activation, DType::F32, {4})};
@@ -195,12 +64,8 @@ Megakernel producerConsumer(std::vector<std::vector<int>> queues, bool consumerW
 
 // A one-task megakernel over the given tensors and body (params bound to tensors 0..n-1).
 Megakernel single(std::vector<Tensor> tensors, std::vector<Param> params, Block body, std::vector<Local> locals = {}) {
-  auto fn = std::make_shared<TileFunc>();
-  fn->name = fn->opName = "f";
-  fn->params = std::move(params);
-  fn->taskGrid = {1};
+  auto fn = func("f", std::move(params), {1}, std::move(locals));
   fn->body = std::move(body);
-  fn->locals = std::move(locals);
   Megakernel mk;
   mk.graph.tensors = std::move(tensors);
   Node n;
@@ -267,14 +132,15 @@ TEST_CASE("interp: bf16 and f16 rounding is round-to-nearest-even") {
 
   // Expressions round to their own dtype: bf16 1 + 2^-9 is 1; the same sum in f32 is not.
   Block body;
-  body.push_back(store(0, dims1(cnst(0), 0), bin(BinaryOp::Add, cnst(1, DType::BF16), cnst(0x1p-9, DType::BF16), DType::BF16)));
-  body.push_back(store(1, dims1(cnst(0), 0), bin(BinaryOp::Add, cnst(1, DType::F32), cnst(0x1p-9, DType::F32), DType::F32)));
+  body.push_back(
+      store(0, binary(BinaryOp::Add, constant(1, DType::BF16), constant(0x1p-9, DType::BF16), DType::BF16), dim(constant(0), 0)));
+  body.push_back(store(1, binary(BinaryOp::Add, constant(1, DType::F32), constant(0x1p-9, DType::F32), DType::F32), dim(constant(0), 0)));
   // bf16 product of two bf16 values, then widened: 1.0078125 * 1.0078125 = 1.01568..., in bf16 1.015625.
-  body.push_back(store(1, dims1(cnst(1), 0),
-                       cast(bin(BinaryOp::Mul, cnst(1.0078125, DType::BF16), cnst(1.0078125, DType::BF16), DType::BF16), DType::F32)));
+  body.push_back(store(
+      1, cast(binary(BinaryOp::Mul, constant(1.0078125, DType::BF16), constant(1.0078125, DType::BF16), DType::BF16), DType::F32),
+      dim(constant(1), 0)));
   Megakernel mk = single({tensor(0, "a", Tensor::Activation, DType::BF16, {1}), tensor(1, "b", Tensor::Activation, DType::F32, {2})},
-                         {tensorParam("a", DType::BF16, {1}, Param::Result), tensorParam("b", DType::F32, {2}, Param::Result)},
-                         std::move(body));
+                         {outParam("a", {1}, DType::BF16), outParam("b", {2})}, std::move(body));
   interp::Interpreter in(mk);
   in.step({}, 0);
   CHECK(in.tensor(0)[0] == 1.0f);
@@ -332,75 +198,46 @@ TEST_CASE("interp: a wait nobody can satisfy is reported as a deadlock") {
 TEST_CASE("interp: expressions, reductions and dot products") {
   // m: f32[2, 3] = [[1, 2, 3], [4, 5, 6]], v: f32[4] = [1, 3, 3, 2]; results into o: f32[16], k: i32[4].
   Block body;
-  auto mload = [] {
-    Dims d;
-    d.emplace_back(cnst(0), 2);
-    d.emplace_back(cnst(0), 3);
-    return load(0, DType::F32, std::move(d));
-  };
-  auto vload = [] { return load(1, DType::F32, dims1(cnst(0), 4)); };
+  auto mload = [] { return load(0, DType::F32, dim(constant(0), 2), dim(constant(0), 3)); };
+  auto vload = [] { return load(1, DType::F32, dim(constant(0), 4)); };
   auto ones = [](int64_t n) {
-    auto e = cnst(1, DType::F32);
+    auto e = constant(1, DType::F32);
     e->shape = {n};
     return e;
   };
   // rowdot -> o[0:2] = [6, 15]; coldot with [1, 1] -> o[2:5] = [5, 7, 9]
-  body.push_back(store(2, dims1(cnst(0), 2), ops(ExprKind::RowDot, DType::F32, {2}, [&] {
-    std::vector<ExprPtr> v;
-    v.push_back(mload());
-    v.push_back(ones(3));
-    return v;
-  }())));
-  body.push_back(store(2, dims1(cnst(2), 3), ops(ExprKind::ColDot, DType::F32, {3}, [&] {
-    std::vector<ExprPtr> v;
-    v.push_back(mload());
-    v.push_back(ones(2));
-    return v;
-  }())));
+  body.push_back(store(2, ops(ExprKind::RowDot, DType::F32, {2}, mload(), ones(3)), dim(constant(0), 2)));
+  body.push_back(store(2, ops(ExprKind::ColDot, DType::F32, {3}, mload(), ones(2)), dim(constant(2), 3)));
   // dot(v, v) = 23; sum 9; mean 2.25; max 3
-  body.push_back(store(2, dims1(cnst(5), 0), ops(ExprKind::Dot, DType::F32, {}, [&] {
-    std::vector<ExprPtr> v;
-    v.push_back(vload());
-    v.push_back(vload());
-    return v;
-  }())));
-  body.push_back(store(2, dims1(cnst(6), 0), reduce(ReduceOp::Sum, vload(), DType::F32)));
-  body.push_back(store(2, dims1(cnst(7), 0), reduce(ReduceOp::Mean, vload(), DType::F32)));
-  body.push_back(store(2, dims1(cnst(8), 0), reduce(ReduceOp::Max, vload(), DType::F32)));
+  body.push_back(store(2, ops(ExprKind::Dot, DType::F32, {}, vload(), vload()), dim(constant(5), 0)));
+  body.push_back(store(2, reduce(ReduceOp::Sum, vload(), DType::F32), dim(constant(6), 0)));
+  body.push_back(store(2, reduce(ReduceOp::Mean, vload(), DType::F32), dim(constant(7), 0)));
+  body.push_back(store(2, reduce(ReduceOp::Max, vload(), DType::F32), dim(constant(8), 0)));
   // select(iota(4) < 2, v, -v) -> o[9:13] = [1, 3, -3, -2]
-  body.push_back(store(2, dims1(cnst(9), 4), ops(ExprKind::Select, DType::F32, {4}, [&] {
-    std::vector<ExprPtr> v;
-    v.push_back(bin(BinaryOp::Lt, iota(4), cnst(2), DType::Bool));
-    v.push_back(vload());
-    v.push_back(un(UnaryOp::Neg, vload(), DType::F32));
-    return v;
-  }())));
+  body.push_back(store(2,
+                       ops(ExprKind::Select, DType::F32, {4}, binary(BinaryOp::Lt, iota(4), constant(2), DType::Bool), vload(),
+                           unary(UnaryOp::Neg, vload(), DType::F32)),
+                       dim(constant(9), 4)));
   // concat(v[0:1], v[3:4]) via slices of a local -> o[13:15] = [1, 2]
   body.push_back(let(0, vload()));
   auto slice = [](int64_t at) {
-    auto e = mkExpr(ExprKind::Slice, DType::F32, {1});
-    e->operands.push_back(localRef(0, DType::F32, {4}));
-    e->region = region(dims1(cnst(double(at)), 1));
+    auto e = expr(ExprKind::Slice, DType::F32, {1});
+    e->operands.push_back(local(0, DType::F32, {4}));
+    e->region.push_back(dim(constant(double(at)), 1));
     return e;
   };
-  body.push_back(store(2, dims1(cnst(13), 2), ops(ExprKind::Concat, DType::F32, {2}, [&] {
-    std::vector<ExprPtr> v;
-    v.push_back(slice(0));
-    v.push_back(slice(3));
-    return v;
-  }())));
+  body.push_back(store(2, ops(ExprKind::Concat, DType::F32, {2}, slice(0), slice(3)), dim(constant(13), 2)));
   // f32 -> i32 truncates toward zero: o[15] = -2.7 as i32 = -2
-  body.push_back(store(2, dims1(cnst(15), 0), cast(cast(cnst(-2.7, DType::F32), DType::I32), DType::F32)));
+  body.push_back(store(2, cast(cast(constant(-2.7, DType::F32), DType::I32), DType::F32), dim(constant(15), 0)));
   // Integers: argmax = 1 (the first of the two 3s), -7 / 2 = -3, -7 % 2 = -1, i32 wraps.
-  body.push_back(store(3, dims1(cnst(0), 0), reduce(ReduceOp::Argmax, vload(), DType::I32)));
-  body.push_back(store(3, dims1(cnst(1), 0), bin(BinaryOp::Div, cnst(-7), cnst(2), DType::I32)));
-  body.push_back(store(3, dims1(cnst(2), 0), bin(BinaryOp::Mod, cnst(-7), cnst(2), DType::I32)));
-  body.push_back(store(3, dims1(cnst(3), 0), bin(BinaryOp::Add, cnst(2147483647), cnst(1), DType::I32)));
+  body.push_back(store(3, reduce(ReduceOp::Argmax, vload(), DType::I32), dim(constant(0), 0)));
+  body.push_back(store(3, binary(BinaryOp::Div, constant(-7), constant(2), DType::I32), dim(constant(1), 0)));
+  body.push_back(store(3, binary(BinaryOp::Mod, constant(-7), constant(2), DType::I32), dim(constant(2), 0)));
+  body.push_back(store(3, binary(BinaryOp::Add, constant(2147483647), constant(1), DType::I32), dim(constant(3), 0)));
 
   Megakernel mk = single({tensor(0, "m", Tensor::Activation, DType::F32, {2, 3}), tensor(1, "v", Tensor::Activation, DType::F32, {4}),
                           tensor(2, "o", Tensor::Activation, DType::F32, {16}), tensor(3, "k", Tensor::Activation, DType::I32, {4})},
-                         {tensorParam("m", DType::F32, {2, 3}), tensorParam("v", DType::F32, {4}),
-                          tensorParam("o", DType::F32, {16}, Param::Result), tensorParam("k", DType::I32, {4}, Param::Result)},
+                         {inParam("m", {2, 3}), inParam("v", {4}), outParam("o", {16}), outParam("k", {4}, DType::I32)},
                          std::move(body), {Local{"t", DType::F32, {4}}});
   interp::Interpreter in(mk);
   in.setTensor(0, {1, 2, 3, 4, 5, 6});
@@ -412,11 +249,8 @@ TEST_CASE("interp: expressions, reductions and dot products") {
 
 TEST_CASE("interp: regions are bounds-checked, declared accesses optionally enforced") {
   // x: f32[4]; task t stores x[t * 2 : +2] for t in 0..3: task 2 runs past the end.
-  auto fn = std::make_shared<TileFunc>();
-  fn->name = fn->opName = "spill";
-  fn->params = {tensorParam("x", DType::F32, {4}, Param::Result)};
-  fn->taskGrid = {3};
-  fn->body.push_back(store(0, dims1(bin(BinaryOp::Mul, taskIdx(0), cnst(2), DType::I32), 2), cnst(1, DType::F32)));
+  auto fn = func("spill", {outParam("x", {4})}, {3}, {},
+                 store(0, constant(1, DType::F32), dim(binary(BinaryOp::Mul, taskIndex(0), constant(2), DType::I32), 2)));
   Megakernel mk;
   mk.graph.tensors = {tensor(0, "x", Tensor::Activation, DType::F32, {4})};
   Node n;

@@ -13,86 +13,29 @@
 #include "ir/print.h"
 #include "support/diagnostics.h"
 #include "support/source.h"
+#include "ir_build.h"
 
 using namespace mk;
 using namespace mk::ir;
+using namespace mk::ir::build;
 
 namespace {
-
-ExprPtr mkExpr(ExprKind kind, DType dtype, Shape shape = {}) {
-  auto e = std::make_unique<Expr>();
-  e->kind = kind;
-  e->dtype = dtype;
-  e->shape = std::move(shape);
-  return e;
-}
-ExprPtr constant(double v, DType dtype = DType::I32) {
-  auto e = mkExpr(ExprKind::Const, dtype);
-  e->value = v;
-  return e;
-}
-ExprPtr taskIndex() { return mkExpr(ExprKind::TaskIndex, DType::I32); }
-ExprPtr local(int slot, DType dtype = DType::I32, Shape shape = {}) {
-  auto e = mkExpr(ExprKind::Local, dtype, std::move(shape));
-  e->index = slot;
-  return e;
-}
-ExprPtr binary(BinaryOp op, ExprPtr a, ExprPtr b) {
-  auto e = mkExpr(ExprKind::Binary, a->dtype, a->shape);
-  e->binary = op;
-  e->operands.push_back(std::move(a));
-  e->operands.push_back(std::move(b));
-  return e;
-}
-RegionDim dim(ExprPtr start, int64_t length) { return RegionDim{std::move(start), length}; }
 
 // matvec<N=8, K=4>: y[t*4 : +4] = W[t*4 : +4, :] x, with a K loop of one step.
 std::shared_ptr<TileFunc> matvecFunc() {
   auto f = std::make_shared<TileFunc>();
   f->name = "matvec<N=8, K=4>";
   f->opName = "matvec";
-  f->params = {{"w", Param::Tensor, false, DType::BF16, {8, 4}},
-               {"x", Param::Tensor, false, DType::BF16, {4}},
-               {"y", Param::Result, false, DType::F32, {8}}};
+  f->params = {inParam("w", {8, 4}, DType::BF16), inParam("x", {4}, DType::BF16), outParam("y", {8})};
   f->taskGrid = {2};
   f->taskVars = {"t"};
   f->locals = {{"acc", DType::F32, {4}}, {"k", DType::I32, {}}};
-  auto let = std::make_unique<Stmt>();
-  let->kind = StmtKind::Let;
-  let->slot = 0;
-  let->value = constant(0, DType::F32);
-  f->body.push_back(std::move(let));
-
-  auto loop = std::make_unique<Stmt>();
-  loop->kind = StmtKind::For;
-  loop->slot = 1;
-  loop->lo = constant(0);
-  loop->hi = constant(4);
-  loop->step = 4;
-  auto w = mkExpr(ExprKind::Load, DType::BF16, {4, 4});
-  w->index = 0;
-  w->region.push_back(dim(binary(BinaryOp::Mul, taskIndex(), constant(4)), 4));
-  w->region.push_back(dim(local(1), 4));
-  auto x = mkExpr(ExprKind::Load, DType::BF16, {4});
-  x->index = 1;
-  x->region.push_back(dim(local(1), 4));
-  auto dot = mkExpr(ExprKind::RowDot, DType::F32, {4});
-  dot->operands.push_back(std::move(w));
-  dot->operands.push_back(std::move(x));
-  auto acc = std::make_unique<Stmt>();
-  acc->kind = StmtKind::Assign;
-  acc->slot = 0;
-  acc->assign = AssignOp::Add;
-  acc->value = std::move(dot);
-  loop->body.push_back(std::move(acc));
-  f->body.push_back(std::move(loop));
-
-  auto store = std::make_unique<Stmt>();
-  store->kind = StmtKind::Store;
-  store->tensor = 2;
-  store->region.push_back(dim(binary(BinaryOp::Mul, taskIndex(), constant(4)), 4));
-  store->value = local(0, DType::F32, {4});
-  f->body.push_back(std::move(store));
+  f->body.push_back(let(0, constant(0, DType::F32)));
+  auto dot = ops(ExprKind::RowDot, DType::F32, {4},
+                 load(0, DType::BF16, dim(binary(BinaryOp::Mul, taskIndex(), constant(4)), 4), dim(local(1), 4)),
+                 load(1, DType::BF16, dim(local(1), 4)));
+  f->body.push_back(loop(1, constant(0), constant(4), 4, assign(0, AssignOp::Add, std::move(dot))));
+  f->body.push_back(store(2, local(0, DType::F32, {4}), dim(binary(BinaryOp::Mul, taskIndex(), constant(4)), 4)));
   return f;
 }
 
@@ -100,10 +43,7 @@ std::shared_ptr<TileFunc> scaleFunc() {
   auto f = std::make_shared<TileFunc>();
   f->name = "scale<N=8>";
   f->opName = "scale";
-  f->params = {{"y", Param::Tensor, false, DType::F32, {8}},
-               {"pos", Param::Scalar, false, DType::I32, {}},
-               {"s", Param::Scalar, false, DType::F32, {}},
-               {"out", Param::Result, false, DType::F32, {8}}};
+  f->params = {inParam("y", {8}), scalarParam("pos"), scalarParam("s", DType::F32), outParam("out", {8})};
   f->taskGrid = {2};
   f->taskVars = {"t"};
   return f;
@@ -358,25 +298,18 @@ func scale<N=8>(y: f32[8], pos: i32[], s: f32[]) -> (out: f32[8]) tasks [2] as (
 
 TEST_CASE("printExpr: precedence, casts, reductions, selects") {
   TileFunc f;
-  f.params = {{"x", Param::Tensor, false, DType::F32, {16}}};
+  f.params = {inParam("x", {16})};
   f.locals = {{"a", DType::F32, {16}}, {"a", DType::F32, {}}};
   // (a.0 + 1) * -a.1, cast to bf16, then max-reduced; a select on a comparison.
-  auto sum = binary(BinaryOp::Add, local(0, DType::F32, {16}), constant(1, DType::F32));
-  auto neg = mkExpr(ExprKind::Unary, DType::F32);
-  neg->unary = UnaryOp::Neg;
-  neg->operands.push_back(local(1, DType::F32));
-  auto mul = binary(BinaryOp::Mul, std::move(sum), std::move(neg));
-  auto cast = mkExpr(ExprKind::Cast, DType::BF16, {16});
-  cast->operands.push_back(std::move(mul));
-  auto red = mkExpr(ExprKind::Reduce, DType::BF16);
-  red->reduce = ReduceOp::Max;
-  red->operands.push_back(std::move(cast));
+  auto red = reduce(ReduceOp::Max,
+                    cast(binary(BinaryOp::Mul, binary(BinaryOp::Add, local(0, DType::F32, {16}), constant(1, DType::F32)),
+                                unary(UnaryOp::Neg, local(1, DType::F32), DType::F32)),
+                         DType::BF16),
+                    DType::BF16);
   CHECK(printExpr(f, *red) == "max(cast<bf16>((a.0 + 1.0) * -a.1))");
 
-  auto sel = mkExpr(ExprKind::Select, DType::F32, {16});
-  sel->operands.push_back(binary(BinaryOp::Lt, mkExpr(ExprKind::Iota, DType::I32, {16}), constant(3)));
-  sel->operands.push_back(local(0, DType::F32, {16}));
-  sel->operands.push_back(constant(-HUGE_VAL, DType::F32));
+  auto sel = ops(ExprKind::Select, DType::F32, {16}, binary(BinaryOp::Lt, iota(16), constant(3)), local(0, DType::F32, {16}),
+                 constant(-HUGE_VAL, DType::F32));
   CHECK(printExpr(f, *sel) == "select(iota(16) < 3, a.0, -inf)");
   // a - (b - c) keeps its parentheses, (a - b) - c does not need them.
   auto right = binary(BinaryOp::Sub, constant(1), binary(BinaryOp::Sub, constant(2), constant(3)));

@@ -10,137 +10,13 @@
 #include "ir/verify.h"
 #include "lowering/regions.h"
 #include "lowering/schedule.h"
+#include "ir_build.h"
 
 using namespace mk;
 using namespace mk::ir;
+using namespace mk::ir::build;
 
 namespace {
-
-// --- Building TileFuncs by hand ---------------------------------------------------------------
-
-ExprPtr expr(ExprKind k, DType dt = DType::I32, Shape shape = {}) {
-  auto e = std::make_unique<Expr>();
-  e->kind = k;
-  e->dtype = dt;
-  e->shape = std::move(shape);
-  return e;
-}
-ExprPtr c(int64_t v) {
-  auto e = expr(ExprKind::Const);
-  e->value = static_cast<double>(v);
-  return e;
-}
-ExprPtr ti(int dim) {
-  auto e = expr(ExprKind::TaskIndex);
-  e->index = dim;
-  return e;
-}
-ExprPtr local(int slot) {
-  auto e = expr(ExprKind::Local);
-  e->index = slot;
-  return e;
-}
-ExprPtr scalar(int param) {
-  auto e = expr(ExprKind::Scalar);
-  e->index = param;
-  return e;
-}
-ExprPtr bin(BinaryOp op, ExprPtr a, ExprPtr b, DType dt = DType::I32, Shape shape = {}) {
-  auto e = expr(ExprKind::Binary, dt, std::move(shape));
-  e->binary = op;
-  e->operands.push_back(std::move(a));
-  e->operands.push_back(std::move(b));
-  return e;
-}
-ExprPtr add(ExprPtr a, ExprPtr b) { return bin(BinaryOp::Add, std::move(a), std::move(b)); }
-ExprPtr mul(ExprPtr a, ExprPtr b) { return bin(BinaryOp::Mul, std::move(a), std::move(b)); }
-RegionDim rd(ExprPtr start, int64_t length) { return RegionDim{std::move(start), length}; }
-
-template <typename... Dims>
-ExprPtr load(int param, Shape tile, Dims... dims) {
-  auto e = expr(ExprKind::Load, DType::F32, std::move(tile));
-  e->index = param;
-  (e->region.push_back(std::move(dims)), ...);
-  return e;
-}
-ExprPtr sum(ExprPtr a) {
-  auto e = expr(ExprKind::Reduce, DType::F32);
-  e->reduce = ReduceOp::Sum;
-  e->operands.push_back(std::move(a));
-  return e;
-}
-template <typename... Dims>
-StmtPtr store(int param, ExprPtr value, Dims... dims) {
-  auto s = std::make_unique<Stmt>();
-  s->kind = StmtKind::Store;
-  s->tensor = param;
-  s->value = std::move(value);
-  (s->region.push_back(std::move(dims)), ...);
-  return s;
-}
-StmtPtr let(int slot, ExprPtr v) {
-  auto s = std::make_unique<Stmt>();
-  s->kind = StmtKind::Let;
-  s->slot = slot;
-  s->value = std::move(v);
-  return s;
-}
-StmtPtr assign(int slot, AssignOp op, ExprPtr v) {
-  auto s = let(slot, std::move(v));
-  s->kind = StmtKind::Assign;
-  s->assign = op;
-  return s;
-}
-template <typename... Body>
-StmtPtr loop(int slot, ExprPtr lo, ExprPtr hi, int64_t step, Body... body) {
-  auto s = std::make_unique<Stmt>();
-  s->kind = StmtKind::For;
-  s->slot = slot;
-  s->lo = std::move(lo);
-  s->hi = std::move(hi);
-  s->step = step;
-  (s->body.push_back(std::move(body)), ...);
-  return s;
-}
-
-Param in(std::string name, Shape shape) { return {std::move(name), Param::Tensor, false, DType::F32, shape}; }
-Param out(std::string name, Shape shape) { return {std::move(name), Param::Result, false, DType::F32, shape}; }
-Param inout(std::string name, Shape shape) { return {std::move(name), Param::Tensor, true, DType::F32, shape}; }
-Param sc(std::string name) { return {std::move(name), Param::Scalar, false, DType::I32, {}}; }
-
-template <typename... Stmts>
-std::shared_ptr<TileFunc> func(std::string op, std::vector<Param> params, Shape grid, Stmts... body) {
-  auto f = std::make_shared<TileFunc>();
-  f->name = op;
-  f->opName = op;
-  f->params = std::move(params);
-  f->taskGrid = std::move(grid);
-  for (int i = 0; i < 4; ++i) f->locals.push_back({"l" + std::to_string(i), DType::I32, {}});
-  (f->body.push_back(std::move(body)), ...);
-  return f;
-}
-
-struct Builder {
-  Graph g;
-  int tensor(std::string name, Tensor::Kind kind, Shape shape) {
-    Tensor t;
-    t.id = static_cast<int>(g.tensors.size());
-    t.name = std::move(name);
-    t.kind = kind;
-    t.shape = std::move(shape);
-    g.tensors.push_back(t);
-    return t.id;
-  }
-  Node& node(std::shared_ptr<TileFunc> f, std::vector<int> tensors) {
-    Node n;
-    n.id = static_cast<int>(g.nodes.size());
-    n.func = std::move(f);
-    n.tensors = std::move(tensors);
-    n.scalars.resize(n.tensors.size());
-    g.nodes.push_back(n);
-    return g.nodes.back();
-  }
-};
 
 TargetDesc twoSms(int smem = 227 * 1024) { return {"test2", "sm_90a", 2, smem, 32, 512, 1e12}; }
 
@@ -151,19 +27,19 @@ using Ranges = std::vector<std::pair<int64_t, int64_t>>;
 // consume_all (4 tasks): z[t] = sum(y[0 : +16])
 // consume_own (4 tasks): u[4t : +4] = y[4t : +4]
 Graph producerConsumers() {
-  Builder b;
+  GraphBuilder b;
   int x = b.tensor("x", Tensor::Input, {16});
   int y = b.tensor("y", Tensor::Activation, {16});
   int z = b.tensor("z", Tensor::Activation, {4});
   int u = b.tensor("u", Tensor::Activation, {16});
-  b.node(func("produce", {in("x", {16}), out("y", {16})}, {4},
-              store(1, load(0, {4}, rd(mul(ti(0), c(4)), 4)), rd(mul(ti(0), c(4)), 4))),
+  b.node(func("produce", {inParam("x", {16}), outParam("y", {16})}, {4}, i32Locals(4),
+              store(1, load(0, DType::F32, dim(mul(taskIndex(0), constant(4)), 4)), dim(mul(taskIndex(0), constant(4)), 4))),
          {x, y});
-  b.node(func("consume_all", {in("y", {16}), out("z", {4})}, {4},
-              store(1, sum(load(0, {16}, rd(c(0), 16))), rd(ti(0), 0))),
+  b.node(func("consume_all", {inParam("y", {16}), outParam("z", {4})}, {4}, i32Locals(4),
+              store(1, sum(load(0, DType::F32, dim(constant(0), 16))), dim(taskIndex(0), 0))),
          {y, z});
-  b.node(func("consume_own", {in("y", {16}), out("u", {16})}, {4},
-              store(1, load(0, {4}, rd(mul(ti(0), c(4)), 4)), rd(mul(ti(0), c(4)), 4))),
+  b.node(func("consume_own", {inParam("y", {16}), outParam("u", {16})}, {4}, i32Locals(4),
+              store(1, load(0, DType::F32, dim(mul(taskIndex(0), constant(4)), 4)), dim(mul(taskIndex(0), constant(4)), 4))),
          {y, u});
   return b.g;
 }
@@ -179,16 +55,18 @@ std::vector<std::string> messages(const DiagnosticEngine& d) {
 // `if t == 0 { y[0 : +4] = x } else { z[4 * t - 4 : +4] = x }`: a branch a task never takes adds
 // nothing to its regions or bytes.
 TEST_CASE("regions: branches on the task index are decided per task") {
-  Builder b;
+  GraphBuilder b;
   int x = b.tensor("x", Tensor::Input, {4});
   int y = b.tensor("y", Tensor::Activation, {4});
   int z = b.tensor("z", Tensor::Activation, {12});
   auto branch = std::make_unique<Stmt>();
   branch->kind = StmtKind::If;
-  branch->value = bin(BinaryOp::Eq, ti(0), c(0), DType::Bool);
-  branch->body.push_back(store(1, load(0, {4}, rd(c(0), 4)), rd(c(0), 4)));
-  branch->otherwise.push_back(store(2, load(0, {4}, rd(c(0), 4)), rd(add(mul(ti(0), c(4)), c(-4)), 4)));
-  b.node(func("split", {in("x", {4}), out("y", {4}), out("z", {12})}, {4}, std::move(branch)), {x, y, z});
+  branch->value = binary(BinaryOp::Eq, taskIndex(0), constant(0), DType::Bool);
+  branch->body.push_back(store(1, load(0, DType::F32, dim(constant(0), 4)), dim(constant(0), 4)));
+  branch->otherwise.push_back(
+      store(2, load(0, DType::F32, dim(constant(0), 4)), dim(add(mul(taskIndex(0), constant(4)), constant(-4)), 4)));
+  b.node(func("split", {inParam("x", {4}), outParam("y", {4}), outParam("z", {12})}, {4}, i32Locals(4), std::move(branch)),
+         {x, y, z});
 
   lowering::TaskAccess first = lowering::analyzeTask(b.g, b.g.nodes[0], {0});
   REQUIRE(first.writes.size() == 1);
@@ -201,25 +79,26 @@ TEST_CASE("regions: branches on the task index are decided per task") {
 }
 
 TEST_CASE("regions: task slices, loops, runtime scalars, flops") {
-  Builder b;
+  GraphBuilder b;
   int x = b.tensor("x", Tensor::Input, {16});
   int kc = b.tensor("kc", Tensor::State, {8, 4});
   int y = b.tensor("y", Tensor::Activation, {16});
   int w = b.tensor("w", Tensor::Weight, {4, 8});
   // for k in 0..16 step 4 { let l1 = k; y[t*4 : +4] = x[l1 : +4] + kc[pos, t] }, and an
   // accumulated offset that the loop makes unknown: l2 += 1 reads w[l2, 0 : +8].
-  auto rowdot = expr(ExprKind::RowDot, DType::F32, {4});
-  rowdot->operands.push_back(load(0, {4, 8}, rd(c(0), 4), rd(c(0), 8)));
-  rowdot->operands.push_back(load(0, {8}, rd(c(0), 0), rd(c(0), 8)));
-  auto f = func("f", {in("w", {4, 8}), in("x", {16}), in("kc", {8, 4}), sc("pos"), out("y", {16})}, {4},
-                let(2, mul(ti(0), c(2))),
-                loop(0, c(0), c(16), 4,
-                     let(1, add(local(0), c(0))),
-                     assign(2, AssignOp::Add, c(1)),
-                     store(4, bin(BinaryOp::Add, load(1, {4}, rd(local(1), 4)), load(2, {}, rd(scalar(3), 0), rd(ti(0), 0)),
-                                  DType::F32, {4}),
-                           rd(mul(ti(0), c(4)), 4)),
-                     store(4, std::move(rowdot), rd(c(0), 4))));
+  auto rowdot = ops(ExprKind::RowDot, DType::F32, {4}, load(0, DType::F32, dim(constant(0), 4), dim(constant(0), 8)),
+                    load(0, DType::F32, dim(constant(0), 0), dim(constant(0), 8)));
+  auto f = func("f", {inParam("w", {4, 8}), inParam("x", {16}), inParam("kc", {8, 4}), scalarParam("pos"), outParam("y", {16})},
+                {4}, i32Locals(4),
+                let(2, mul(taskIndex(0), constant(2))),
+                loop(0, constant(0), constant(16), 4,
+                     let(1, add(local(0), constant(0))),
+                     assign(2, AssignOp::Add, constant(1)),
+                     store(4,
+                           binary(BinaryOp::Add, load(1, DType::F32, dim(local(1), 4)),
+                                  load(2, DType::F32, dim(scalar(3), 0), dim(taskIndex(0), 0)), DType::F32),
+                           dim(mul(taskIndex(0), constant(4)), 4)),
+                     store(4, std::move(rowdot), dim(constant(0), 4))));
   b.node(f, {w, x, kc, -1, y});
 
   lowering::TaskAccess a = lowering::analyzeTask(b.g, b.g.nodes[0], {2});
@@ -239,10 +118,10 @@ TEST_CASE("regions: task slices, loops, runtime scalars, flops") {
   CHECK(lowering::largestLoadBytes(*f) == 32 * 4);
 
   // A loop-carried offset widens to unknown: l2 = 2t, then l2 += 1 each trip.
-  auto g2 = func("g", {in("x", {16}), out("y", {16})}, {4},
-                 let(2, mul(ti(0), c(2))),
-                 loop(0, c(0), c(4), 1, assign(2, AssignOp::Add, c(1)),
-                      store(1, load(0, {1}, rd(local(2), 1)), rd(ti(0), 1))));
+  auto g2 = func("g", {inParam("x", {16}), outParam("y", {16})}, {4}, i32Locals(4),
+                 let(2, mul(taskIndex(0), constant(2))),
+                 loop(0, constant(0), constant(4), 1, assign(2, AssignOp::Add, constant(1)),
+                      store(1, load(0, DType::F32, dim(local(2), 1)), dim(taskIndex(0), 1))));
   b.node(g2, {x, y});
   a = lowering::analyzeTask(b.g, b.g.nodes[1], {1});
   CHECK(a.reads[0].ranges == Ranges{{0, 16}});
@@ -376,7 +255,7 @@ TEST_CASE("verify: mutations are rejected with the right message") {
 }
 
 TEST_CASE("schedule: grid sync, @after, WAW and WAR, 2-D regions") {
-  Builder b;
+  GraphBuilder b;
   int x = b.tensor("x", Tensor::Input, {4});
   int a = b.tensor("a", Tensor::Activation, {2});
   int s = b.tensor("s", Tensor::State, {4});
@@ -384,24 +263,32 @@ TEST_CASE("schedule: grid sync, @after, WAW and WAR, 2-D regions") {
   int r = b.tensor("r", Tensor::Activation, {4});
   int w = b.tensor("w", Tensor::Weight, {4});
   // 0: a[t] = x[t] (2 tasks)       1: s[0:+4] = x (1 task)
-  b.node(func("pa", {in("x", {4}), out("a", {2})}, {2}, store(1, load(0, {}, rd(ti(0), 0)), rd(ti(0), 0))), {x, a});
-  b.node(func("ps", {in("x", {4}), inout("s", {4})}, {1}, store(1, load(0, {4}, rd(c(0), 4)), rd(c(0), 4))), {x, s});
+  b.node(func("pa", {inParam("x", {4}), outParam("a", {2})}, {2}, i32Locals(4),
+              store(1, load(0, DType::F32, dim(taskIndex(0), 0)), dim(taskIndex(0), 0))),
+         {x, a});
+  b.node(func("ps", {inParam("x", {4}), inoutParam("s", {4})}, {1}, i32Locals(4),
+              store(1, load(0, DType::F32, dim(constant(0), 4)), dim(constant(0), 4))),
+         {x, s});
   // 2: sync grid; m[2i:+2, 2j:+2] = w (2x2 tasks)
-  Node& n2 = b.node(func("tile", {in("w", {4}), out("m", {4, 4})}, {2, 2},
-                         store(1, load(0, {2}, rd(c(0), 2)), rd(mul(ti(0), c(2)), 2), rd(mul(ti(1), c(2)), 2))),
+  Node& n2 = b.node(func("tile", {inParam("w", {4}), outParam("m", {4, 4})}, {2, 2}, i32Locals(4),
+                         store(1, load(0, DType::F32, dim(constant(0), 2)), dim(mul(taskIndex(0), constant(2)), 2),
+                               dim(mul(taskIndex(1), constant(2)), 2))),
                     {w, m});
   n2.gridSyncBefore = true;
   // 3: r[2i:+2] = sum rows m[2i:+2, 0:+4], @after s
-  Node& n3 = b.node(func("rows", {in("m", {4, 4}), out("r", {4})}, {2},
-                         store(1, load(0, {2, 4}, rd(mul(ti(0), c(2)), 2), rd(c(0), 4)), rd(mul(ti(0), c(2)), 2))),
+  Node& n3 = b.node(func("rows", {inParam("m", {4, 4}), outParam("r", {4})}, {2}, i32Locals(4),
+                         store(1, load(0, DType::F32, dim(mul(taskIndex(0), constant(2)), 2), dim(constant(0), 4)),
+                               dim(mul(taskIndex(0), constant(2)), 2))),
                     {m, r});
   n3.after = {s};
   // 4: overwrite m[0:+1, 0:+4] (WAW with tile (0,0),(0,1); WAR with rows#3[0])
-  b.node(func("clobber", {in("x", {4}), inout("m", {4, 4})}, {1},
-              store(1, load(0, {4}, rd(c(0), 4)), rd(c(0), 0), rd(c(0), 4))),
+  b.node(func("clobber", {inParam("x", {4}), inoutParam("m", {4, 4})}, {1}, i32Locals(4),
+              store(1, load(0, DType::F32, dim(constant(0), 4)), dim(constant(0), 0), dim(constant(0), 4))),
          {x, m});
   // 5: sync grid again: waits only for nodes 2..4
-  Node& n5 = b.node(func("last", {in("x", {4}), out("a", {2})}, {1}, store(1, load(0, {2}, rd(c(0), 2)), rd(c(0), 2))), {x, a});
+  Node& n5 = b.node(func("last", {inParam("x", {4}), outParam("a", {2})}, {1}, i32Locals(4),
+                         store(1, load(0, DType::F32, dim(constant(0), 2)), dim(constant(0), 2))),
+                    {x, a});
   n5.gridSyncBefore = true;
 
   TargetDesc many = twoSms();
@@ -481,12 +368,12 @@ TEST_CASE("schedule: grid sync, @after, WAW and WAR, 2-D regions") {
 
 TEST_CASE("schedule: many tasks stay fast and verified") {
   // A chain of 40 nodes x 256 tasks, each reading all of the previous output.
-  Builder b;
+  GraphBuilder b;
   int prev = b.tensor("in", Tensor::Input, {1024});
   for (int l = 0; l < 40; ++l) {
     int next = b.tensor("h." + std::to_string(l), Tensor::Activation, {1024});
-    b.node(func("step", {in("h", {1024}), out("o", {1024})}, {256},
-                store(1, sum(load(0, {1024}, rd(c(0), 1024))), rd(mul(ti(0), c(4)), 4))),
+    b.node(func("step", {inParam("h", {1024}), outParam("o", {1024})}, {256}, i32Locals(4),
+                store(1, sum(load(0, DType::F32, dim(constant(0), 1024))), dim(mul(taskIndex(0), constant(4)), 4))),
            {prev, next});
     prev = next;
   }
