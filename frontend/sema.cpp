@@ -2297,6 +2297,8 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
           if (have != l->names.size() || !l->tuplePattern)
             diags_->emit(s->range, TupleCount, callee(), static_cast<unsigned>(have), plural(have),
                          static_cast<unsigned>(l->names.size()), plural(l->names.size()));
+          else if (v.kind != TyKind::Tuple)
+            bound[0] = v;  // `let (a) = f(...)` of a single result
           else
             for (size_t i = 0; i < have; ++i) bound[i] = v.elems[i];
         } else {

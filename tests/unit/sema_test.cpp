@@ -871,3 +871,13 @@ TEST_CASE("sema: examples/llama.mk under each of its configs") {
     CHECK(c->program->step);
   }
 }
+
+// Regression (found by fuzzing): a one-name tuple pattern binds a single result instead of
+// reading a tuple that is not there.
+TEST_CASE("sema: let (a) = f() binds a single result") {
+  Checked c(
+      "op copy<N>(x: f32[N]) -> y: f32[N]\n  tasks t in 1\n{\n  store y[0 : +N] = load x[0 : +N];\n}\n"
+      "fn f(x: f32[8]) -> f32[8] {\n  let (a) = copy(x);\n  return a;\n}\n"
+      "fn g(x: f32[8]) -> f32[8] {\n  let (a, b) = copy(x);\n  return a;\n}\n");
+  CHECK(c.kinds() == std::vector<DiagKind>{DiagKind::TupleCount});
+}
