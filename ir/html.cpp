@@ -229,7 +229,8 @@ std::string scheduleHtml(const Megakernel& m, const HtmlOptions& opt) {
   struct Edge {
     int from, to;
   };
-  int64_t totalEdges = 0;
+  // Every edge once, in queue order, then an even sample of at most maxLines of them.
+  std::vector<Edge> all;
   for (const auto& q : m.queues)
     for (int id : q) {
       auto it = tasks.find(id);
@@ -238,26 +239,14 @@ std::string scheduleHtml(const Megakernel& m, const HtmlOptions& opt) {
         auto ci = counters.find(c);
         if (ci == counters.end()) continue;
         for (int p : ci->second->producers)
-          if (boxes.count(p)) ++totalEdges;
+          if (boxes.count(p)) all.push_back({p, id});
       }
     }
+  const int64_t totalEdges = static_cast<int64_t>(all.size());
   int64_t stride = opt.maxLines > 0 ? std::max<int64_t>(1, (totalEdges + opt.maxLines - 1) / opt.maxLines) : 0;
   std::vector<Edge> edges;
-  int64_t k = 0;
-  for (const auto& q : m.queues)
-    for (int id : q) {
-      auto it = tasks.find(id);
-      if (it == tasks.end() || placed[id] != &q - &m.queues[0]) continue;
-      for (int c : it->second->waits) {
-        auto ci = counters.find(c);
-        if (ci == counters.end()) continue;
-        for (int p : ci->second->producers) {
-          if (!boxes.count(p)) continue;
-          if (stride && k % stride == 0 && static_cast<int64_t>(edges.size()) < opt.maxLines) edges.push_back({p, id});
-          ++k;
-        }
-      }
-    }
+  for (int64_t k = 0; stride && k < totalEdges && static_cast<int64_t>(edges.size()) < opt.maxLines; k += stride)
+    edges.push_back(all[k]);
 
   h += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + px(width) + "\" height=\"" + px(height) +
        "\" viewBox=\"0 0 " + px(width) + " " + px(height) + "\">\n";
