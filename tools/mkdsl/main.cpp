@@ -276,15 +276,19 @@ int runCheck(const Args& a) {
 MK_DIAGNOSTIC(NoCodegen, Error, "code generation is not available yet; use --emit=graph, --emit=tasks or --emit=schedule");
 MK_DIAGNOSTIC(RunFailed, Error, "{0}", std::string);
 
-// Check, elaborate, schedule and verify: the megakernel of the program's step, or nothing with
-// diagnostics.
-std::optional<mk::ir::Megakernel> compile(mk::SourceManager& sm, mk::DiagnosticEngine& diags, const Args& a) {
+// Check and elaborate: the graph of the program's step, or nothing with diagnostics.
+std::optional<mk::ir::Graph> buildGraph(mk::SourceManager& sm, mk::DiagnosticEngine& diags, const Args& a) {
   auto id = sm.load(a.files[0]);
   if (!id) {
     diags.emit(mk::SourceRange{}, CannotRead, a.files[0], readError(a.files[0]));
     return std::nullopt;
   }
-  auto graph = mk::lowering::buildGraph(sm, diags, *id, a.check);
+  return mk::lowering::buildGraph(sm, diags, *id, a.check);
+}
+
+// Then schedule and verify: the megakernel, or nothing with diagnostics.
+std::optional<mk::ir::Megakernel> compile(mk::SourceManager& sm, mk::DiagnosticEngine& diags, const Args& a) {
+  auto graph = buildGraph(sm, diags, a);
   if (!graph) return std::nullopt;
   mk::ir::TargetDesc target = *mk::ir::findTarget(a.gpu);
   if (a.sms) target.sms = static_cast<int>(*a.sms);
@@ -314,9 +318,7 @@ int runBuild(const Args& a) {
   if (a.emit.empty()) {
     diags.emit(mk::SourceRange{}, NoCodegen);
   } else if (a.emit == "graph") {
-    auto id = sm.load(a.files[0]);
-    if (!id) diags.emit(mk::SourceRange{}, CannotRead, a.files[0], readError(a.files[0]));
-    else if (auto graph = mk::lowering::buildGraph(sm, diags, *id, a.check)) writeOutput(a, mk::ir::printGraph(*graph), diags);
+    if (auto graph = buildGraph(sm, diags, a)) writeOutput(a, mk::ir::printGraph(*graph), diags);
   } else if (auto kernel = compile(sm, diags, a)) {
     std::string text = a.emit == "tasks"       ? mk::ir::printTasks(*kernel)
                        : a.format == "json"    ? mk::ir::scheduleJson(*kernel)
