@@ -29,7 +29,8 @@ struct Tensor {
   // are concatenated along dim 0, or interleaved by `layout.args[0]` rows for Interleave.
   std::vector<std::string> sources;
   int64_t elements() const;
-  int64_t bytes() const;
+  int64_t storageElements() const;  // elements in memory: padded(P) rows hold P
+  int64_t bytes() const;            // of its storage
 };
 
 // How an op's scalar parameter gets its value each step.

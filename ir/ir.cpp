@@ -84,7 +84,12 @@ std::string Layout::str() const {
 
 int64_t Tensor::elements() const { return elementCount(shape); }
 
-int64_t Tensor::bytes() const { return elements() * dtypeBytes(dtype); }
+int64_t Tensor::storageElements() const {
+  if (layout.kind == Layout::Padded && shape.size() == 2 && !layout.args.empty()) return shape[0] * layout.args[0];
+  return elements();
+}
+
+int64_t Tensor::bytes() const { return storageElements() * dtypeBytes(dtype); }
 
 bool Region::overlaps(const Region& o) const {
   if (tensor != o.tensor) return false;

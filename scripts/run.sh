@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up and run the main job: scripts/setup.sh (packages + build), then the compiler on the
-# flagship example (check, verified schedule) and a decode of the tiny model on the CPU interpreter.
+# flagship example (check, verified schedule, PTX and, when ptxas is installed, a cubin) and a
+# decode of the tiny model on the CPU interpreter.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -32,8 +33,27 @@ ids=$("$MKDSL" run "$TINY" --device cpu --weights "$WEIGHTS" --tokens 1,2,3,4 --
 echo "$ids"
 summary+=("tiny decode on the CPU interpreter: $ids")
 
-# ---- Later: `mkdsl build "$MODEL" -o build/llama.ptx` once the NVPTX backend exists, and the
-# ---- decode on the GPU runtime.
+echo "== mkdsl build $MODEL -o build/llama.ptx (the Llama-3.2-1B megakernel for an H200, sm_90a)"
+"$MKDSL" build "$MODEL" -o build/llama.ptx
+summary+=("PTX: build/llama.ptx ($(wc -c <build/llama.ptx) bytes), metadata build/llama.meta.json")
+
+# ptxas is optional (the CUDA toolkit is not a package here); found the way mkdsl finds it.
+PTXAS=${MKDSL_PTXAS:-$(command -v ptxas || true)}
+[[ -z $PTXAS && -x /usr/local/cuda/bin/ptxas ]] && PTXAS=/usr/local/cuda/bin/ptxas
+if [[ -n $PTXAS ]]; then
+  echo "== ptxas -arch=sm_90a -v build/llama.ptx -o build/llama.cubin"
+  "$PTXAS" -arch=sm_90a -v build/llama.ptx -o build/llama.cubin >build/llama.ptxas.log 2>&1 ||
+    { cat build/llama.ptxas.log >&2; echo "run: ptxas rejected build/llama.ptx" >&2; exit 1; }
+  grep -E "Compiling entry|Used [0-9]+ registers|spill" build/llama.ptxas.log
+  stats=$(sed -nE 's/.*Used ([0-9]+) registers.*/\1 registers/p' build/llama.ptxas.log | head -n 1)
+  spills=$(sed -nE 's/.* ([0-9]+ bytes spill stores, [0-9]+ bytes spill loads).*/\1/p' build/llama.ptxas.log | head -n 1)
+  summary+=("cubin: build/llama.cubin ($(wc -c <build/llama.cubin) bytes; mk_step: $stats, $spills)")
+else
+  echo "== ptxas not found (set MKDSL_PTXAS or install the CUDA toolkit): not assembling build/llama.ptx"
+  summary+=("cubin: skipped, no ptxas")
+fi
+
+# ---- Later: the decode on the GPU runtime.
 
 echo "== summary"
 printf '  %s\n' "${summary[@]}"

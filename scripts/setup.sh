@@ -6,12 +6,15 @@
 # Environment: MK_JOBS=N  parallel build jobs (default: ninja's own choice)
 set -euo pipefail
 
-# Debian 12 packages. Later work adds to this list (e.g. llvm-19-dev lld-19).
+# Debian 12 packages. ptxas (CUDA toolkit) is optional and not installed here: without it
+# `mkdsl build` still emits PTX, and the ptxas steps of the main job and tests are skipped.
 PACKAGES=(
   build-essential cmake ninja-build
   antlr4 libantlr4-runtime-dev   # parser generator (4.7.2 tool) and C++ runtime (4.9)
   libfmt-dev doctest-dev
   clang-19 libclang-rt-19-dev     # sanitizer and libFuzzer builds (scripts/test.sh)
+  llvm-19-dev llvm-19-tools       # the backend (libLLVM, NVPTX) and FileCheck for its tests
+  lld-19                          # ld.lld, for the AMDGPU backend to come (issue 8)
 )
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

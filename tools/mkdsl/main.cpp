@@ -1,24 +1,29 @@
 // The mkdsl driver: a thin command-line client of the compiler libraries.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "compiler/compile.h"
+#include "compiler/ptxas.h"
 #include "frontend/format.h"
 #include "frontend/parse.h"
-#include "frontend/sema.h"
 #include "interp/interp.h"
 #include "ir/html.h"
 #include "ir/parse_ir.h"
 #include "ir/print.h"
 #include "ir/verify.h"
-#include "lowering/graph.h"
-#include "lowering/schedule.h"
 #include "runtime/npy.h"
 #include "runtime/safetensors.h"
 
@@ -32,7 +37,7 @@ constexpr const char* kUsage = R"(mkdsl: compile .mk model descriptions into one
 
 Usage:
   mkdsl check [options] FILE...     parse and check programs; report every error found
-  mkdsl build [options] FILE        compile a program's step into the megakernel IR
+  mkdsl build [options] FILE        compile a program's step into one GPU megakernel (PTX)
   mkdsl run [options] FILE          decode with the compiled step (--device cpu: the interpreter)
   mkdsl verify FILE.sched           check a schedule in text form (--emit=schedule) for races,
                                     missing waits and deadlocks
@@ -54,10 +59,20 @@ Options for build (and run):
   --gpu NAME                        target description: h200 (default), h100, a100, mi300x
   --sms N, --smem BYTES, --warp N   override the target's SM count, shared memory per block,
                                     warp (wave) size
-  --emit=graph|tasks|schedule       print a stage: the op graph, the tasks with their regions, or
-                                    the verified schedule (counters and per-SM queues)
+
+Options for build:
+  -o FILE                           write the output to FILE instead of standard output; its
+                                    extension picks the format: .ptx, .ll (LLVM IR), .cubin
+  --emit=ptx|llvm|cubin             the kernel as PTX (the default), LLVM IR, or a cubin (needs
+                                    ptxas, and -o)
+  --emit=graph|tasks|schedule       a stage instead: the op graph, the tasks with their regions,
+                                    or the verified schedule (counters and per-SM queues)
   --format=text|json|html           for --emit=schedule: JSON for tools, HTML for a browser
-  -o FILE                           write the output to FILE instead of standard output
+  --target ARCH                     code architecture: sm_90a, sm_90, sm_80 (default: the GPU's)
+  --metadata FILE                   where the kernel's metadata sidecar (JSON) goes; with -o it
+                                    defaults to the output's name with .meta.json for extension
+  -v                                after building, print ptxas's registers, shared memory,
+                                    spills and stack per kernel on stderr
 
 Options for run:
   --device cpu                      run on the CPU interpreter of the megakernel IR
@@ -73,17 +88,20 @@ Options for fmt:
   --check                           change nothing; exit 1 and name the files that are not formatted
   --stdout                          print the formatted text instead of rewriting the file
 
+ptxas (for --emit=cubin and -v): $MKDSL_PTXAS, else ptxas on PATH, else /usr/local/cuda/bin/ptxas.
+
 Exit status: 0 on success, 1 when the input has errors or the command line is wrong.
 )";
 
 struct Args {
   std::string cmd;
   std::vector<std::string> files;
-  std::string gpu = "h200";
-  std::optional<int64_t> sms, smem, warp;
-  std::string emit;
+  mk::CompileOptions compile;  // -I, --config, --set, --stdlib, --gpu, --sms, ..., --target
+  std::string emit;            // after parseArgs, never empty for build
   std::string format = "text";
   std::string output;
+  std::string metadata;        // the sidecar's path, after parseArgs (empty: none)
+  bool verbose = false;
   std::string device;
   std::string weights;
   std::optional<uint64_t> randomWeights;
@@ -91,13 +109,64 @@ struct Args {
   int64_t maxNew = 16;
   uint64_t interleaveSeed = 1;
   std::string dumpLogits;
-  mk::CheckOptions check;
   bool json = false;
   unsigned maxErrors = 20;
   enum class Color { Auto, Always, Never } color = Color::Auto;
   bool fmtCheck = false;
   bool fmtStdout = false;
 };
+
+bool isEmit(const std::string& v) {
+  return v == "ptx" || v == "llvm" || v == "cubin" || v == "graph" || v == "tasks" || v == "schedule";
+}
+bool isCodegen(const std::string& emit) { return emit == "ptx" || emit == "llvm" || emit == "cubin"; }
+
+// The format an output file's name asks for: .ptx, .ll, .cubin; empty for any other name.
+std::string formatOfExtension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  return ext == ".ptx" ? "ptx" : ext == ".ll" ? "llvm" : ext == ".cubin" ? "cubin" : "";
+}
+
+std::string describeFormat(const std::string& format) {
+  return format == "ptx" ? "a PTX file (.ptx)" : format == "llvm" ? "an LLVM IR file (.ll)" : "a cubin (.cubin)";
+}
+
+// `mkdsl build`: what to emit (from --emit, else -o's extension, else PTX), where the metadata
+// sidecar goes, and whether the options fit together. An error message, or nullopt.
+std::optional<std::string> resolveBuildOutput(Args& a) {
+  std::string byName = a.output.empty() ? "" : formatOfExtension(a.output);
+  if (a.emit.empty()) {
+    if (!a.output.empty() && byName.empty())
+      return "cannot tell the output format from the name '" + a.output +
+             "': name it .ptx, .ll or .cubin, or give --emit";
+    a.emit = byName.empty() ? "ptx" : byName;
+  } else if (!byName.empty() && byName != a.emit) {
+    return "-o " + a.output + " names " + describeFormat(byName) + ", but --emit=" + a.emit + " was given";
+  }
+  bool codegen = isCodegen(a.emit);
+  if (a.emit == "cubin" && a.output.empty())
+    return "--emit=cubin needs -o FILE: a cubin is binary and never goes to standard output";
+  if (!codegen && !a.metadata.empty()) return "--metadata goes with --emit=ptx, llvm or cubin";
+  if (!codegen && a.verbose) return "-v goes with --emit=ptx, llvm or cubin";
+  if (!codegen && a.compile.backend.dropSignalOfTask) return "--test-drop-signal goes with --emit=ptx, llvm or cubin";
+  if (!codegen) return std::nullopt;
+  // The GPU's own architecture needs checking too: --gpu mi300x names gfx942.
+  if (a.compile.arch.empty()) {
+    if (auto why = mk::archError(mk::ir::findTarget(a.compile.gpu)->arch))
+      return "--gpu " + a.compile.gpu + ": " + *why + "; --emit=graph, tasks and schedule work without it";
+  }
+  // The sidecar goes beside a file; -o /dev/null or a FIFO gets one only with --metadata.
+  std::error_code ec;
+  auto status = std::filesystem::status(a.output, ec);
+  bool special = !a.output.empty() && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+                 !std::filesystem::is_directory(status);
+  if (a.metadata.empty() && !a.output.empty() && !special)
+    a.metadata = std::filesystem::path(a.output).replace_extension(".meta.json").string();
+  if (!a.metadata.empty() && !a.output.empty() &&
+      std::filesystem::path(a.metadata).lexically_normal() == std::filesystem::path(a.output).lexically_normal())
+    return "the metadata sidecar and the output would both be '" + a.output + "'; choose another --metadata";
+  return std::nullopt;
+}
 
 int usageError(const std::string& msg) {
   std::fprintf(stderr, "mkdsl: error: %s\n(run `mkdsl --help` for usage)\n", msg.c_str());
@@ -138,19 +207,19 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
     }
     if (arg.size() > 1 && arg[0] == '-') {
       if (compiles && (arg == "-I" || (arg.rfind("-I", 0) == 0 && arg.size() > 2))) {
-        if (arg.size() > 2) a.check.includeDirs.push_back(arg.substr(2));
-        else if (i + 1 < argc) a.check.includeDirs.push_back(argv[++i]);
+        if (arg.size() > 2) a.compile.check.includeDirs.push_back(arg.substr(2));
+        else if (i + 1 < argc) a.compile.check.includeDirs.push_back(argv[++i]);
         else return "-I needs a directory";
       } else if (compiles && is(arg, "--config")) {
         if (!value(i, "--config", v) || v.empty()) return "--config needs a config name";
-        a.check.configName = v;
+        a.compile.check.configName = v;
       } else if (compiles && is(arg, "--set")) {
         if (!value(i, "--set", v) || v.find('=') == std::string::npos || v.find('=') == 0)
           return "--set needs NAME=VALUE, e.g. --set layers=1";
-        a.check.overrides.push_back({v.substr(0, v.find('=')), v.substr(v.find('=') + 1)});
+        a.compile.check.overrides.push_back({v.substr(0, v.find('=')), v.substr(v.find('=') + 1)});
       } else if (compiles && is(arg, "--stdlib")) {
         if (!value(i, "--stdlib", v) || v.empty()) return "--stdlib needs a directory";
-        a.check.stdlibDir = v;
+        a.compile.check.stdlibDir = v;
       } else if (reports && is(arg, "--diagnostics-format")) {
         if (!value(i, "--diagnostics-format", v) || (v != "text" && v != "json"))
           return "--diagnostics-format must be text or json";
@@ -169,15 +238,27 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
           for (const auto& t : mk::ir::targetNames()) names += (names.empty() ? "" : ", ") + t;
           return "--gpu must be one of " + names;
         }
-        a.gpu = v;
+        a.compile.gpu = v;
       } else if ((cmd == "build" || cmd == "run") && (is(arg, "--sms") || is(arg, "--smem") || is(arg, "--warp"))) {
         std::string flag = arg.substr(0, arg.find('='));
         if (!value(i, flag, v) || !number(v, n) || n <= 0 || n > (1 << 30)) return flag + " needs a positive number";
-        (flag == "--sms" ? a.sms : flag == "--smem" ? a.smem : a.warp) = n;
+        (flag == "--sms" ? a.compile.sms : flag == "--smem" ? a.compile.smem : a.compile.warp) = static_cast<int>(n);
       } else if (cmd == "build" && is(arg, "--emit")) {
-        if (!value(i, "--emit", v) || (v != "graph" && v != "tasks" && v != "schedule"))
-          return "--emit must be graph, tasks or schedule";
+        if (!value(i, "--emit", v) || !isEmit(v)) return "--emit must be ptx, llvm, cubin, graph, tasks or schedule";
         a.emit = v;
+      } else if (cmd == "build" && is(arg, "--target")) {
+        if (!value(i, "--target", v)) return "--target needs an architecture such as sm_90a";
+        if (auto why = mk::archError(v)) return "--target: " + *why;
+        a.compile.arch = v;
+      } else if (cmd == "build" && is(arg, "--metadata")) {
+        if (!value(i, "--metadata", v) || v.empty()) return "--metadata needs a file";
+        a.metadata = v;
+      } else if (cmd == "build" && arg == "-v") {
+        a.verbose = true;
+      } else if (cmd == "build" && is(arg, "--test-drop-signal")) {
+        // Test-only fault injection (docs/cli.md): the task signals nothing, so waits time out.
+        if (!value(i, "--test-drop-signal", v) || !number(v, n) || n > INT32_MAX) return "--test-drop-signal needs a task id";
+        a.compile.backend.dropSignalOfTask = static_cast<int>(n);
       } else if (cmd == "build" && is(arg, "--format")) {
         if (!value(i, "--format", v) || (v != "text" && v != "json" && v != "html"))
           return "--format must be text, json or html";
@@ -232,19 +313,17 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
     if (a.weights.empty() == !a.randomWeights) return "`mkdsl run` needs exactly one of --weights PATH and --random-weights SEED";
     if (a.tokens.empty()) return "`mkdsl run` needs --tokens";
   }
-  if (cmd == "build" && a.format != "text" && a.emit != "schedule") return "--format json or html goes with --emit=schedule";
+  if (cmd == "build") {
+    if (auto err = resolveBuildOutput(a)) return err;
+    if (a.format != "text" && a.emit != "schedule") return "--format json or html goes with --emit=schedule";
+  }
   return std::nullopt;
 }
 
-MK_DIAGNOSTIC(CannotRead, Error, "cannot read '{0}': {1}", std::string, std::string);
-MK_DIAGNOSTIC(CannotWrite, Error, "cannot write '{0}'", std::string);
-
-std::string readError(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return std::strerror(errno);
-  std::fclose(f);
-  return "not a regular file";
-}
+MK_DIAGNOSTIC(CannotWrite, Error, "cannot write '{0}': {1}", std::string, std::string);
+MK_DIAGNOSTIC(RunFailed, Error, "{0}", std::string);
+MK_DIAGNOSTIC(PtxasNotFound, Error, "--emit=cubin needs ptxas: {0}", std::string);
+MK_DIAGNOSTIC(PtxasFailed, Error, "ptxas failed on the generated PTX: {0}", std::string);
 
 void printDiagnostics(const mk::SourceManager& sm, const mk::DiagnosticEngine& diags, const Args& a) {
   if (a.json) {
@@ -259,75 +338,286 @@ int runCheck(const Args& a) {
   mk::SourceManager sm;
   mk::DiagnosticEngine diags(sm);
   diags.setErrorLimit(a.maxErrors);
-  mk::CheckOptions options = a.check;
+  mk::CheckOptions options = a.compile.check;
   options.allConfigs = true;
-  for (const auto& path : a.files) {
-    auto id = sm.load(path);
-    if (!id) {
-      diags.emit(mk::SourceRange{}, CannotRead, path, readError(path));
-      continue;
-    }
-    mk::checkProgram(sm, diags, *id, options);
-  }
+  for (const auto& path : a.files)
+    if (auto id = mk::loadFile(sm, diags, path)) mk::checkProgram(sm, diags, *id, options);
   printDiagnostics(sm, diags, a);
   return diags.hasErrors() ? 1 : 0;
 }
 
-MK_DIAGNOSTIC(NoCodegen, Error, "code generation is not available yet; use --emit=graph, --emit=tasks or --emit=schedule");
-MK_DIAGNOSTIC(RunFailed, Error, "{0}", std::string);
+// The temporary files of open OutputFiles, for the signal handler: an interrupted build (Ctrl-C
+// during a long compile) leaves nothing behind either. Fixed storage: the handler may only call
+// async-signal-safe functions.
+constexpr int kMaxTemps = 4;
+char gTemps[kMaxTemps][4096];
+volatile sig_atomic_t gTempUsed[kMaxTemps];
 
-// Check and elaborate: the graph of the program's step, or nothing with diagnostics.
-std::optional<mk::ir::Graph> buildGraph(mk::SourceManager& sm, mk::DiagnosticEngine& diags, const Args& a) {
-  auto id = sm.load(a.files[0]);
-  if (!id) {
-    diags.emit(mk::SourceRange{}, CannotRead, a.files[0], readError(a.files[0]));
-    return std::nullopt;
+void removeTempsAndDie(int sig) {
+  for (int i = 0; i < kMaxTemps; ++i)
+    if (gTempUsed[i]) unlink(gTemps[i]);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+// A file written whole or not at all. A regular file (or a new one) gets its bytes in a temporary
+// file beside it, renamed over it on commit; until then (an error, a failed compile, Ctrl-C) the
+// destination is untouched and the temporary file removed. Anything else that exists at the path
+// (a FIFO, /dev/null, a terminal) is written into directly at commit and never replaced. Opened
+// before compiling, so a bad path fails fast.
+class OutputFile {
+ public:
+  OutputFile() = default;
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  ~OutputFile() {
+    if (fd_ >= 0) close(fd_);
+    if (!temp_.empty()) unlink(temp_.c_str());
+    forget();
   }
-  return mk::lowering::buildGraph(sm, diags, *id, a.check);
-}
 
-// Then schedule and verify: the megakernel, or nothing with diagnostics.
-std::optional<mk::ir::Megakernel> compile(mk::SourceManager& sm, mk::DiagnosticEngine& diags, const Args& a) {
-  auto graph = buildGraph(sm, diags, a);
-  if (!graph) return std::nullopt;
-  mk::ir::TargetDesc target = *mk::ir::findTarget(a.gpu);
-  if (a.sms) target.sms = static_cast<int>(*a.sms);
-  if (a.smem) target.smemPerBlock = static_cast<int>(*a.smem);
-  if (a.warp) target.warpSize = static_cast<int>(*a.warp);
-  mk::ir::Megakernel kernel = mk::lowering::schedule(std::move(*graph), target);
-  if (!mk::ir::verify(kernel, diags)) return std::nullopt;
-  return kernel;
-}
-
-bool writeOutput(const Args& a, const std::string& text, mk::DiagnosticEngine& diags) {
-  if (a.output.empty()) {
-    std::fputs(text.c_str(), stdout);
+  // False with `error` set when the folder is missing or not writable, or `path` is a folder or
+  // a file we may not write.
+  bool open(const std::string& path, std::string& error) {
+    path_ = dest_ = path;
+    struct stat st;
+    mode_t mode = 0;
+    if (stat(path.c_str(), &st) == 0) {  // follows symlinks: a link's target is what gets written
+      if (S_ISDIR(st.st_mode)) {
+        error = "it is a directory";
+        return false;
+      }
+      if (access(path.c_str(), W_OK) != 0) {
+        error = std::strerror(errno);
+        return false;
+      }
+      if (!S_ISREG(st.st_mode)) {
+        direct_ = true;
+        if (S_ISCHR(st.st_mode)) {
+          int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+          terminal_ = fd >= 0 && isatty(fd);
+          if (fd >= 0) close(fd);
+        }
+        return true;
+      }
+      std::error_code ec;
+      auto real = std::filesystem::canonical(path, ec);  // replace the link's target, not the link
+      if (!ec) dest_ = real.string();
+      mode = st.st_mode & 07777;
+    } else {
+      mode_t mask = umask(0);
+      umask(mask);
+      mode = 0666 & ~mask;
+    }
+    std::filesystem::path p(dest_);
+    std::string dir = p.parent_path().empty() ? "." : p.parent_path().string();
+    std::string pattern = dir + "/." + p.filename().string() + ".tmp-XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    fd_ = mkstemp(buf.data());
+    if (fd_ < 0) {
+      error = errno == ENOENT ? "the directory '" + dir + "' does not exist" : std::strerror(errno);
+      return false;
+    }
+    temp_ = buf.data();
+    for (int i = 0; i < kMaxTemps && slot_ < 0 && temp_.size() < sizeof gTemps[i]; ++i)
+      if (!gTempUsed[i]) {
+        std::memcpy(gTemps[i], temp_.c_str(), temp_.size() + 1);
+        gTempUsed[i] = 1;
+        slot_ = i;
+      }
+    static bool handlersInstalled = false;
+    if (!handlersInstalled) {
+      for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, removeTempsAndDie);
+      handlersInstalled = true;
+    }
+    // mkstemp makes the file private (0600): give it the mode the file had, or a plain create's.
+    fchmod(fd_, mode);
     return true;
   }
-  std::ofstream out(a.output, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (out.flush()) return true;
-  diags.emit(mk::SourceRange{}, CannotWrite, a.output);
+
+  // Puts the bytes in place to commit: into the temporary file, or kept for a direct write.
+  bool stage(std::string data, std::string& error) {
+    if (direct_) {
+      data_ = std::move(data);
+      return true;
+    }
+    return writeAll(fd_, data, error);
+  }
+
+  bool commit(std::string& error) {
+    if (direct_) {
+      int fd = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0) {
+        error = std::strerror(errno);
+        return false;
+      }
+      bool ok = writeAll(fd, data_, error);
+      close(fd);
+      return ok;
+    }
+    int fd = fd_;
+    fd_ = -1;
+    if (close(fd) != 0) {
+      error = std::strerror(errno);
+      return false;
+    }
+    if (rename(temp_.c_str(), dest_.c_str()) != 0) {
+      error = std::strerror(errno);
+      return false;
+    }
+    temp_.clear();
+    forget();
+    return true;
+  }
+
+  const std::string& path() const { return path_; }
+  bool terminal() const { return terminal_; }
+
+ private:
+  static bool writeAll(int fd, const std::string& data, std::string& error) {
+    for (size_t done = 0; done < data.size();) {
+      ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        error = std::strerror(errno);
+        return false;
+      }
+      done += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  void forget() {
+    if (slot_ >= 0) gTempUsed[slot_] = 0;
+    slot_ = -1;
+  }
+
+  std::string path_;  // as given
+  std::string dest_;  // what is replaced: path_, or the file a symlink at path_ points to
+  std::string temp_;
+  std::string data_;  // direct writes, until commit
+  int fd_ = -1;
+  int slot_ = -1;     // in gTemps
+  bool direct_ = false;
+  bool terminal_ = false;
+};
+
+bool openOutput(OutputFile& file, const std::string& path, mk::DiagnosticEngine& diags) {
+  std::string error;
+  if (file.open(path, error)) return true;
+  diags.emit(mk::SourceRange{}, CannotWrite, path, error);
   return false;
+}
+
+// Writes every file, or (as far as the file system allows) none: all are staged before any is
+// committed, so a full disk cannot leave a kernel without its metadata.
+bool writeOutputs(const std::vector<std::pair<OutputFile*, std::string>>& files, mk::DiagnosticEngine& diags) {
+  std::string error;
+  for (const auto& [f, data] : files)
+    if (!f->stage(data, error)) {
+      diags.emit(mk::SourceRange{}, CannotWrite, f->path(), error);
+      return false;
+    }
+  for (const auto& [f, data] : files)
+    if (!f->commit(error)) {
+      diags.emit(mk::SourceRange{}, CannotWrite, f->path(), error);
+      return false;
+    }
+  return true;
+}
+
+// `-v`: ptxas's report per function on stderr; the entry also gets the dynamic shared memory
+// the runtime passes at launch, which ptxas cannot see.
+void printPtxasReport(const mk::ptxas::Result& r, const mk::backend::LaunchInfo& launch) {
+  for (const auto& f : r.functions) {
+    std::string line = mk::ptxas::summary(f);
+    if (f.name == launch.entry) line += "; " + std::to_string(launch.dynamicSmemBytes) + " bytes dynamic shared at launch";
+    std::fprintf(stderr, "ptxas -arch=%s: %s\n", launch.arch.c_str(), line.c_str());
+  }
+}
+
+// The stages (graph, tasks, schedule): text, to -o or stdout.
+int buildStage(const Args& a, mk::SourceManager& sm, mk::DiagnosticEngine& diags) {
+  OutputFile out;
+  if (!a.output.empty() && !openOutput(out, a.output, diags)) return 1;
+  auto id = mk::loadFile(sm, diags, a.files[0]);
+  if (!id) return 1;
+  std::string text;
+  if (a.emit == "graph") {
+    auto graph = mk::elaborate(sm, diags, *id, a.compile);
+    if (!graph) return 1;
+    text = mk::ir::printGraph(*graph);
+  } else {
+    auto kernel = mk::scheduleProgram(sm, diags, *id, a.compile);
+    if (!kernel) return 1;
+    text = a.emit == "tasks"      ? mk::ir::printTasks(*kernel)
+           : a.format == "json"   ? mk::ir::scheduleJson(*kernel)
+           : a.format == "html"   ? mk::ir::scheduleHtml(*kernel)
+                                  : mk::ir::printSchedule(*kernel);
+  }
+  if (a.output.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  return writeOutputs({{&out, std::move(text)}}, diags) ? 0 : 1;
+}
+
+// The kernel (ptx, llvm, cubin) and its metadata sidecar.
+int buildKernel(const Args& a, mk::SourceManager& sm, mk::DiagnosticEngine& diags) {
+  // Everything that can fail without compiling fails first: ptxas, then the output paths.
+  std::string noPtxas;
+  std::optional<std::string> ptxas;
+  if (a.emit == "cubin" || a.verbose) ptxas = mk::ptxas::find(&noPtxas);
+  if (a.emit == "cubin" && !ptxas) {
+    diags.emit(mk::SourceRange{}, PtxasNotFound, noPtxas);
+    return 1;
+  }
+  OutputFile out, meta;
+  if (!a.output.empty() && !openOutput(out, a.output, diags)) return 1;
+  if (a.emit == "cubin" && out.terminal()) {  // -o /dev/tty: binary would garble the terminal
+    diags.emit(mk::SourceRange{}, CannotWrite, a.output, "a cubin is binary and is never written to a terminal");
+    return 1;
+  }
+  if (!a.metadata.empty() && !openOutput(meta, a.metadata, diags)) return 1;
+
+  auto id = mk::loadFile(sm, diags, a.files[0]);
+  if (!id) return 1;
+  auto built = mk::compile(sm, diags, *id, a.compile);
+  if (!built) return 1;
+  const mk::backend::LaunchInfo& launch = built->artifact.launch;
+
+  std::string data = a.emit == "llvm" ? built->artifact.llvmIR : built->artifact.ptx;
+  std::optional<mk::ptxas::Result> assembled;
+  if (ptxas && (a.emit == "cubin" || a.verbose)) {
+    assembled = mk::ptxas::run(*ptxas, built->artifact.ptx, {launch.arch, a.verbose, a.emit == "cubin"});
+    if (!assembled->ok) {
+      std::string log = assembled->error;
+      while (!log.empty() && log.back() == '\n') log.pop_back();
+      diags.emit(mk::SourceRange{}, PtxasFailed, log);
+      return 1;
+    }
+    if (a.emit == "cubin") data = std::move(assembled->cubin);
+  }
+
+  std::vector<std::pair<OutputFile*, std::string>> files;
+  if (!a.output.empty()) files.push_back({&out, std::move(data)});
+  if (!a.metadata.empty()) files.push_back({&meta, built->metadataJson});
+  if (!writeOutputs(files, diags)) return 1;
+  if (a.output.empty()) std::fwrite(data.data(), 1, data.size(), stdout);
+
+  if (a.verbose && assembled) printPtxasReport(*assembled, launch);
+  if (a.verbose && !ptxas) std::fprintf(stderr, "mkdsl: note: -v: %s; no register and spill report\n", noPtxas.c_str());
+  return 0;
 }
 
 int runBuild(const Args& a) {
   mk::SourceManager sm;
   mk::DiagnosticEngine diags(sm);
   diags.setErrorLimit(a.maxErrors);
-  if (a.emit.empty()) {
-    diags.emit(mk::SourceRange{}, NoCodegen);
-  } else if (a.emit == "graph") {
-    if (auto graph = buildGraph(sm, diags, a)) writeOutput(a, mk::ir::printGraph(*graph), diags);
-  } else if (auto kernel = compile(sm, diags, a)) {
-    std::string text = a.emit == "tasks"       ? mk::ir::printTasks(*kernel)
-                       : a.format == "json"    ? mk::ir::scheduleJson(*kernel)
-                       : a.format == "html"    ? mk::ir::scheduleHtml(*kernel)
-                                               : mk::ir::printSchedule(*kernel);
-    writeOutput(a, text, diags);
-  }
+  int status = isCodegen(a.emit) ? buildKernel(a, sm, diags) : buildStage(a, sm, diags);
   printDiagnostics(sm, diags, a);
-  return diags.hasErrors() ? 1 : 0;
+  return status != 0 || diags.hasErrors() ? 1 : 0;
 }
 
 // Greedy decoding on the CPU interpreter: the prompt one token per step, then each generated
@@ -336,7 +626,8 @@ int runRun(const Args& a) {
   mk::SourceManager sm;
   mk::DiagnosticEngine diags(sm);
   diags.setErrorLimit(a.maxErrors);
-  auto kernel = compile(sm, diags, a);
+  auto id = mk::loadFile(sm, diags, a.files[0]);
+  auto kernel = id ? mk::scheduleProgram(sm, diags, *id, a.compile) : std::nullopt;
   auto fail = [&](const std::string& msg) {
     diags.emit(mk::SourceRange{}, RunFailed, msg);
     printDiagnostics(sm, diags, a);
@@ -405,11 +696,8 @@ int runVerify(const Args& a) {
   mk::DiagnosticEngine diags(sm);
   diags.setErrorLimit(a.maxErrors);
   for (const auto& path : a.files) {
-    auto id = sm.load(path);
-    if (!id) {
-      diags.emit(mk::SourceRange{}, CannotRead, path, readError(path));
-      continue;
-    }
+    auto id = mk::loadFile(sm, diags, path);
+    if (!id) continue;
     auto kernel = mk::ir::parseSchedule(sm.file(*id).text(), diags, *id);
     if (kernel && mk::ir::verify(*kernel, diags))
       std::printf("%s: verified: %zu tasks, %zu counters, %zu SMs\n", path.c_str(), kernel->tasks.size(),
@@ -424,11 +712,8 @@ int runFmt(const Args& a) {
   mk::DiagnosticEngine diags(sm);
   bool unformatted = false;
   for (const auto& path : a.files) {
-    auto id = sm.load(path);
-    if (!id) {
-      diags.emit(mk::SourceRange{}, CannotRead, path, readError(path));
-      continue;
-    }
+    auto id = mk::loadFile(sm, diags, path);
+    if (!id) continue;
     unsigned before = diags.errorCount();
     mk::parseFile(*id, sm, diags);
     if (diags.errorCount() != before) continue;  // never reformat a file that does not parse
@@ -441,9 +726,10 @@ int runFmt(const Args& a) {
         std::printf("%s: not formatted\n", path.c_str());
         unformatted = true;
       } else {
+        // In place rather than through OutputFile: a rewrite keeps the file's mode and links.
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
         out << formatted;
-        if (!out.flush()) diags.emit(mk::SourceRange{}, CannotWrite, path);
+        if (!out.flush()) diags.emit(mk::SourceRange{}, CannotWrite, path, std::strerror(errno));
       }
     }
   }

@@ -1,0 +1,69 @@
+// The backends: megakernel IR -> LLVM IR -> target code. The only part of mkdsl that includes
+// LLVM; everything it needs from the program comes from the megakernel IR.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/megakernel.h"
+#include "support/diagnostics.h"
+
+namespace mk::backend {
+
+// The code architectures the backends can emit (`--target`): sm_90a, sm_90, sm_80.
+std::vector<std::string> archNames();
+bool isKnownArch(const std::string& arch);
+
+// How the host launches the kernel and what it must allocate. The runtime reads this (as the
+// metadata sidecar JSON, see metadataJson) and nothing else of the compiler.
+//
+// Kernel parameters, in order:
+//   weights, state, activations: base pointers of the three arenas (ir::MemoryPlan offsets)
+//   sync:    u32[syncCounters], zeroed once before the first step
+//   error:   u32[errorWords], zeroed once; word 0 != 0 after a failed step (see ErrorRecord)
+//   inputs:  u32[inputs] the step's scalar inputs in declaration order (f32 inputs as their bits)
+//   epoch:   u32, 1 for the first step, +1 per step (counters are never reset)
+//   timeout: u64, nanoseconds a wait may spin before the kernel records an error and exits
+struct LaunchInfo {
+  std::string entry = "mk_step";
+  std::string arch;               // sm_90a, ...
+  int gridSize = 0;               // one block per SM
+  int blockSize = 0;              // computeThreads, plus one loader warp when loaderWarp
+  int computeThreads = 0;
+  bool loaderWarp = false;        // weight tiles stream through a shared-memory ring
+  int ringSlots = 0;
+  int64_t ringSlotBytes = 0;
+  int64_t dynamicSmemBytes = 0;   // to pass at launch (and to cuFuncSetAttribute above 48 KiB)
+  int64_t syncCounters = 0;
+  int errorWords = 8;
+  std::vector<std::string> params;  // the parameter names above, in order
+};
+
+// The words of the error buffer after a failed step.
+enum ErrorWord { ErrFlag = 0, ErrSm, ErrTask, ErrCounter, ErrExpected, ErrSeen, ErrKind, ErrEpoch };
+// ErrKind values: what the failing wait waited for.
+enum ErrorKind { ErrCounterWait = 1, ErrRingFull = 2, ErrRingEmpty = 3 };
+
+struct Options {
+  std::string arch = "sm_90a";
+  // Test-only fault injection: task `dropSignalOfTask` signals nothing, so its consumers time out.
+  std::optional<int> dropSignalOfTask;
+};
+
+struct Artifact {
+  std::string llvmIR;   // textual LLVM IR of the module, after the LLVM verifier
+  std::string ptx;      // NVPTX assembly
+  LaunchInfo launch;
+};
+
+// Generates the kernel. Problems (a program the backend cannot lower, LLVM failures) are
+// reported as diagnostics and give nullopt.
+std::optional<Artifact> generate(const ir::Megakernel& kernel, const Options& options, DiagnosticEngine& diags);
+
+// The metadata sidecar: launch info, buffers (arena, offset, bytes, dtype, shape, layout),
+// weights with their safetensors sources, step inputs and outputs. Stable key order.
+std::string metadataJson(const ir::Megakernel& kernel, const LaunchInfo& launch);
+
+}  // namespace mk::backend

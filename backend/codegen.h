@@ -1,0 +1,92 @@
+// Internal to backend/: what the kernel skeleton (kernel.cpp) and the tile lowering (tile.cpp)
+// share. Not part of the backend's public API (backend.h).
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backend/target.h"
+#include "ir/megakernel.h"
+
+namespace mk::backend {
+
+// Where things live in the block's dynamic shared memory (bytes).
+struct SmemLayout {
+  static constexpr int64_t kAbortFlag = 0;      // i32: a wait of this block failed; all compute threads leave
+  static constexpr int64_t kBarriers = 16;      // u64 full[kMaxSlots], then empty[kMaxSlots]
+  static constexpr int kMaxSlots = 32;
+  static constexpr int64_t kScratch = kBarriers + 2 * kMaxSlots * 8;  // reduction scratch
+  static constexpr int64_t kScratchBytes = 1024;
+  static constexpr int64_t kTiles = kScratch + kScratchBytes;          // tile locals and temporaries
+};
+
+// One lowered form of an op: a TileFunc with the layouts and kinds of what its nodes bind.
+struct Variant {
+  std::string key;
+  const ir::TileFunc* func = nullptr;
+  std::vector<const ir::Tensor*> tensors;        // per parameter: a representative bound tensor, or null
+  std::vector<ir::ScalarArg::Kind> scalarKinds;  // per parameter, for scalars
+  std::vector<DType> scalarTensorDtypes;         // per parameter, for ScalarArg::Tensor
+  std::set<const ir::Expr*> streamed;            // weight loads that go through the ring
+  int64_t largestStreamedBytes = 0;
+  int maxStreamedPerStatement = 0;
+};
+
+// Decides which weight loads of `v` stream through the ring (fills v.streamed and the sizes).
+void planStreaming(Variant& v, int64_t maxSlotBytes);
+
+// What a task's code sees while it is being generated.
+struct TaskEnv {
+  const Target* target = nullptr;
+  Builder* b = nullptr;
+  llvm::Function* fn = nullptr;
+  int computeThreads = 0;
+  llvm::Value* tid = nullptr;        // i32; loader lanes see tid - computeThreads
+  llvm::Value* smem = nullptr;       // ptr addrspace(3): the dynamic shared memory
+  llvm::Value* ringBase = nullptr;   // i32 byte offset of slot 0 (folded to a constant later)
+  llvm::Value* ringSlots = nullptr;  // i32
+  int64_t slotBytes = 0;
+  llvm::Value* seq = nullptr;        // alloca i32: ring uses so far on this side
+  llvm::Value* error = nullptr;      // ptr addrspace(1) u32[errorWords]
+  llvm::Value* sm = nullptr, *epoch = nullptr, *timeout = nullptr, *taskId = nullptr;
+  llvm::BasicBlock* exit = nullptr;  // where a failed wait goes (after recording)
+  int64_t* tilePeak = nullptr;       // the largest tile area any task used, bytes
+  std::vector<llvm::AllocaInst*>* scalarSlots = nullptr;  // kernel-entry allocas reused by every task
+};
+
+// Per parameter of the task's TileFunc: a tensor's base pointer (ptr addrspace(1)) or a scalar's
+// value (float or i32).
+struct TaskArgs {
+  std::vector<llvm::Value*> params;
+  std::vector<llvm::Value*> index;  // i32 task indices
+};
+
+enum class Side { Compute, Loader };
+
+// Thrown by the lowering for a program it cannot lower; generate() turns it into a diagnostic.
+struct Unsupported {
+  std::string what;  // "a reduction of ...", in words
+  std::string op;    // the TileFunc's name
+};
+
+// Emits the task body (Compute) or its weight-streaming program (Loader) at the builder's point.
+void emitTask(const TaskEnv& env, const Variant& v, const TaskArgs& args, Side side);
+
+// Shared helpers of the skeleton and the tile code.
+// if (cond) then(), at the builder's point; the builder continues after it.
+void emitIf(Builder& b, llvm::Function* fn, llvm::Value* cond, const std::function<void()>& then);
+// for (i = lo; i < hi; i += step) body(i) over i32 with a signed compare. `unroll` > 0 caps
+// LLVM's unrolling (1: none): a fully unrolled long loop keeps every load in flight in registers.
+void emitLoop(Builder& b, llvm::Function* fn, llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
+              const std::function<void(llvm::Value*)>& body, int unroll = 0);
+llvm::Value* smemPtr(const TaskEnv& env, llvm::Value* byteOffset);  // byteOffset: i32
+// A bounded wait: loops until `poll(seen)` (emitted in the loop; it sets `seen` to the value it
+// observed) is true. Past the timeout, or once another block has failed, it records (kind,
+// counter, expected, seen) in the error buffer (the first failure of the launch wins) and gives
+// up. Returns i1: true when it gave up. The builder continues after the loop.
+llvm::Value* boundedWait(const TaskEnv& env, const std::function<llvm::Value*(llvm::Value*& seen)>& poll, int kind,
+                         llvm::Value* counter, llvm::Value* expected);
+
+}  // namespace mk::backend

@@ -1,0 +1,21 @@
+// LLVM's part: the target machine, the optimisation pipeline, and PTX printing.
+#pragma once
+
+#include <string>
+
+#include <llvm/IR/Module.h>
+
+#include "backend/target.h"
+
+namespace mk::backend {
+
+// Sets the module's triple and data layout for `target`.
+void prepareModule(llvm::Module& m, const Target& target);
+
+// Verifies, optimises (O3) and prints the module as LLVM IR and as target assembly. Checks that
+// the assembly has exactly one kernel entry and calls nothing LLVM left unresolved. On failure
+// returns false with `error` set.
+bool optimizeAndEmit(llvm::Module& m, const Target& target, std::string& llvmIR, std::string& assembly,
+                     std::string& error);
+
+}  // namespace mk::backend

@@ -1,0 +1,525 @@
+// The megakernel skeleton: one persistent kernel entry per step. Each block (one per SM) walks
+// its compile-time task list: acquire-wait the task's counters, run the op body, barrier,
+// release-increment the counters it signals. With weight streaming, one extra warp per block
+// (the loader) walks the same list ahead of the compute threads and copies each task's weight
+// tiles into a shared-memory ring, never waiting on counters: weights do not depend on the step.
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/ErrorHandling.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstring>
+#include <map>
+
+#include "backend/backend.h"
+#include "backend/codegen.h"
+#include "backend/emit.h"
+
+namespace mk::backend {
+
+MK_DIAGNOSTIC(BackendUnknownArch, Error, "unknown code architecture '{0}'; known: {1}", std::string, std::string);
+MK_DIAGNOSTIC(BackendUnsupported, Error, "cannot generate code for '{0}': {1}", std::string, std::string);
+MK_DIAGNOSTIC(BackendSmem, Error,
+              "'{0}' needs {1} bytes of shared memory for its tiles; a block of target '{2}' has {3}", std::string,
+              int64_t, std::string, int64_t);
+MK_DIAGNOSTIC(BackendTarget, Error, "target '{0}' cannot run this kernel: {1}", std::string, std::string);
+
+std::vector<std::string> archNames() { return {"sm_90a", "sm_90", "sm_80"}; }
+
+bool isKnownArch(const std::string& arch) {
+  for (const auto& a : archNames())
+    if (a == arch) return true;
+  return false;
+}
+
+namespace {
+
+using llvm::Value;
+using V = llvm::Value*;
+
+constexpr int kTaskWords = 10;  // taskId, node, index[4], waitBegin, waitEnd, signalBegin, signalEnd
+constexpr int kMaxGridRank = 4;
+constexpr int64_t kMaxSlotBytes = 64 * 1024;
+enum Arena : uint64_t { Weights = 0, State = 1, Activations = 2 };
+
+struct Placement {
+  uint64_t arena = 0;
+  int64_t offset = 0;
+};
+
+class KernelBuilder {
+ public:
+  KernelBuilder(const ir::Megakernel& mk, const Options& opt, const Target& target, DiagnosticEngine& diags)
+      : mk_(mk), opt_(opt), target_(target), diags_(diags) {}
+
+  std::optional<Artifact> run() {
+    const ir::TargetDesc& td = mk_.target;
+    if (td.warpSize != target_.warpSize()) {
+      diags_.emit(SourceRange{}, BackendTarget, td.name, "its warp size " + std::to_string(td.warpSize) +
+                  " differs from the " + std::to_string(target_.warpSize()) + " lanes of " + opt_.arch);
+      return std::nullopt;
+    }
+    if (td.threadsPerBlock % 32 != 0 || td.threadsPerBlock < 64 || td.threadsPerBlock > 1024) {
+      diags_.emit(SourceRange{}, BackendTarget, td.name, "blocks of " + std::to_string(td.threadsPerBlock) +
+                  " threads; the kernel needs a multiple of 32 between 64 and 1024");
+      return std::nullopt;
+    }
+    if (!placeTensors() || !makeVariants()) return std::nullopt;
+    auto first = build(/*ring=*/true);
+    if (!first) return std::nullopt;
+    if (first->ringRejected) {
+      first = build(false);
+      if (!first) return std::nullopt;
+    }
+    return emitArtifact(std::move(*first));
+  }
+
+ private:
+  struct Built {
+    std::unique_ptr<llvm::LLVMContext> ctx;
+    std::unique_ptr<llvm::Module> mod;
+    LaunchInfo launch;
+    bool ringRejected = false;
+  };
+
+  bool placeTensors() {
+    place_.assign(mk_.graph.tensors.size(), {});
+    auto put = [&](const std::vector<ir::Buffer>& bufs, uint64_t arena) {
+      for (const auto& b : bufs)
+        if (b.tensor >= 0 && size_t(b.tensor) < place_.size()) place_[size_t(b.tensor)] = {arena, b.offset};
+    };
+    put(mk_.memory.weights, Weights);
+    put(mk_.memory.state, State);
+    put(mk_.memory.activations, Activations);
+    return true;
+  }
+
+  bool makeVariants() {
+    const ir::Graph& g = mk_.graph;
+    std::map<std::string, int> byKey;
+    for (const ir::Node& n : g.nodes) {  // nodeVariant_ follows graph positions, as Task::node does
+      if (!n.func) {
+        nodeVariant_.push_back(-1);
+        continue;
+      }
+      const ir::TileFunc& f = *n.func;
+      if (f.taskGrid.size() > kMaxGridRank) {
+        diags_.emit(f.range, BackendUnsupported, f.name,
+                    "a task grid of rank " + std::to_string(f.taskGrid.size()) + " (at most 4)");
+        return false;
+      }
+      Variant v;
+      v.func = &f;
+      v.key = f.name;
+      for (size_t p = 0; p < f.params.size(); ++p) {
+        const int tid = p < n.tensors.size() ? n.tensors[p] : -1;
+        const ir::Tensor* t = tid >= 0 ? &g.tensors[size_t(tid)] : nullptr;
+        v.tensors.push_back(t);
+        ir::ScalarArg::Kind kind = p < n.scalars.size() ? n.scalars[p].kind : ir::ScalarArg::Const;
+        v.scalarKinds.push_back(kind);
+        DType sd = DType::I32;
+        if (!t && kind == ir::ScalarArg::Tensor && p < n.scalars.size()) sd = g.tensors.at(size_t(n.scalars[p].index)).dtype;
+        v.scalarTensorDtypes.push_back(sd);
+        if (t) v.key += "|" + t->layout.str() + (t->kind == ir::Tensor::Weight ? ":w" : ":a");
+        else v.key += "|s" + std::to_string(int(kind)) + dtypeName(sd);
+      }
+      auto [it, fresh] = byKey.emplace(v.key, int(variants_.size()));
+      if (fresh) {
+        planStreaming(v, kMaxSlotBytes);
+        variants_.push_back(std::move(v));
+      }
+      nodeVariant_.push_back(it->second);
+    }
+    return true;
+  }
+
+  // --- Tables -----------------------------------------------------------------------------------
+  // A read-only table in global memory (u32 or u64 words).
+  template <typename Word>
+  llvm::GlobalVariable* table(llvm::Module& m, const std::string& name, std::vector<Word> words) {
+    if (words.empty()) words.push_back(0);
+    auto* init = llvm::ConstantDataArray::get(m.getContext(), words);
+    auto* gv = new llvm::GlobalVariable(m, init->getType(), true, llvm::GlobalValue::InternalLinkage, init, name, nullptr,
+                                        llvm::GlobalValue::NotThreadLocal, target_.globalSpace());
+    gv->setAlignment(llvm::Align(16));
+    return gv;
+  }
+
+  std::optional<Built> build(bool ring) {
+    Built out;
+    out.ctx = std::make_unique<llvm::LLVMContext>();
+    // An unroll count LLVM cannot apply (a loop whose trip count is only known at run time) is
+    // the hint working as a cap, not a problem to tell the user about.
+    out.ctx->setDiagnosticHandlerCallBack([](const llvm::DiagnosticInfo* d, void*) {
+      if (d->getSeverity() == llvm::DS_Error) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        llvm::DiagnosticPrinterRawOStream printer(os);
+        d->print(printer);
+        llvm::report_fatal_error(llvm::StringRef("LLVM: " + text), false);
+      }
+    });
+    out.mod = std::make_unique<llvm::Module>("mkdsl", *out.ctx);
+    llvm::Module& m = *out.mod;
+    llvm::LLVMContext& c = *out.ctx;
+    prepareModule(m, target_);
+    const ir::TargetDesc& td = mk_.target;
+    bool streams = false;
+    int needSlots = 0;
+    int64_t slotBytes = 0;
+    for (const Variant& v : variants_) {
+      streams |= !v.streamed.empty();
+      needSlots = std::max(needSlots, v.maxStreamedPerStatement);
+      slotBytes = std::max(slotBytes, v.largestStreamedBytes);
+    }
+    ring = ring && streams;
+    slotBytes = (slotBytes + 127) / 128 * 128;
+    // The loader warp comes out of the target's block: a block of 17 warps would leave each
+    // thread 96 registers (one of the SM's four register files holds 5 warps) instead of 128.
+    const int blockSize = td.threadsPerBlock;
+    const int T = blockSize - (ring ? 32 : 0);
+
+    // The step's tables: per-SM queues of task records, wait and signal lists, node arguments.
+    std::vector<uint32_t> queueStart{0}, tasks, waits, signals, expected, nodeVariant;
+    for (const auto& q : mk_.queues) {
+      for (int id : q) {
+        const ir::Task& t = mk_.tasks.at(size_t(id));
+        tasks.push_back(uint32_t(t.id));
+        tasks.push_back(uint32_t(t.node));
+        for (int d = 0; d < kMaxGridRank; ++d) tasks.push_back(d < int(t.index.size()) ? uint32_t(t.index[size_t(d)]) : 0);
+        tasks.push_back(uint32_t(waits.size()));
+        for (int w : t.waits) waits.push_back(uint32_t(w));
+        tasks.push_back(uint32_t(waits.size()));
+        tasks.push_back(uint32_t(signals.size()));
+        if (!(opt_.dropSignalOfTask && *opt_.dropSignalOfTask == t.id))
+          for (int s : t.signals) signals.push_back(uint32_t(s));
+        tasks.push_back(uint32_t(signals.size()));
+      }
+      queueStart.push_back(uint32_t(tasks.size() / kTaskWords));
+    }
+    while (queueStart.size() < size_t(td.sms) + 1) queueStart.push_back(queueStart.back());
+    for (const ir::Counter& k : mk_.counters) expected.push_back(uint32_t(k.expected()));
+    size_t maxParams = 1;
+    for (const ir::Node& n : mk_.graph.nodes) maxParams = std::max(maxParams, n.tensors.size());
+    std::vector<uint64_t> nodeArgs;
+    for (size_t ni = 0; ni < mk_.graph.nodes.size(); ++ni) {
+      const ir::Node& n = mk_.graph.nodes[ni];
+      nodeVariant.push_back(uint32_t(nodeVariant_[ni]));
+      for (size_t p = 0; p < maxParams; ++p) {
+        uint64_t w = 0;
+        if (p < n.tensors.size() && n.tensors[p] >= 0) {
+          const Placement& pl = place_[size_t(n.tensors[p])];
+          w = pl.arena << 62 | uint64_t(pl.offset);
+        } else if (p < n.scalars.size()) {
+          const ir::ScalarArg& a = n.scalars[p];
+          const ir::Param* par = n.func && p < n.func->params.size() ? &n.func->params[p] : nullptr;
+          if (a.kind == ir::ScalarArg::Const) {
+            if (par && isFloat(par->dtype)) {
+              float f = float(a.value);
+              uint32_t bits;
+              std::memcpy(&bits, &f, 4);
+              w = bits;
+            } else {
+              w = uint32_t(int32_t(a.value));
+            }
+          } else if (a.kind == ir::ScalarArg::Input) {
+            w = uint64_t(a.index);
+          } else {
+            const Placement& pl = place_.at(size_t(a.index));
+            w = pl.arena << 62 | uint64_t(pl.offset);
+          }
+        }
+        nodeArgs.push_back(w);
+      }
+    }
+    auto* gQueue = table(m, "mk_queue_start", queueStart);
+    auto* gTasks = table(m, "mk_tasks", tasks);
+    auto* gWaits = table(m, "mk_waits", waits);
+    auto* gSignals = table(m, "mk_signals", signals);
+    auto* gExpected = table(m, "mk_counter_expected", expected);
+    auto* gVariant = table(m, "mk_node_variant", nodeVariant);
+    auto* gArgs = table(m, "mk_node_args", nodeArgs);
+    // Where the ring starts and how many slots it has: known only once every task's tile needs
+    // are, so the code reads them from a constant that is filled in at the end (and folded).
+    auto* i32 = llvm::Type::getInt32Ty(c);
+    auto* ringTy = llvm::ArrayType::get(i32, 2);
+    auto* gRing = new llvm::GlobalVariable(m, ringTy, false, llvm::GlobalValue::InternalLinkage,
+                                           llvm::ConstantAggregateZero::get(ringTy), "mk_ring", nullptr,
+                                           llvm::GlobalValue::NotThreadLocal, target_.globalSpace());
+    auto* smemTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(c), 0);
+    auto* gSmem = new llvm::GlobalVariable(m, smemTy, false, llvm::GlobalValue::ExternalLinkage, nullptr, "mk_smem",
+                                           nullptr, llvm::GlobalValue::NotThreadLocal, target_.sharedSpace());
+    gSmem->setAlignment(llvm::Align(128));
+
+    // The entry.
+    auto* gptr = llvm::PointerType::get(c, target_.globalSpace());
+    std::vector<llvm::Type*> params{gptr, gptr, gptr, gptr, gptr, gptr, i32, llvm::Type::getInt64Ty(c)};
+    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c), params, false);
+    auto* fn = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, "mk_step", m);
+    const char* names[] = {"weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"};
+    for (unsigned i = 0; i < 8; ++i) {
+      fn->getArg(i)->setName(names[i]);
+      if (i < 6) fn->addParamAttr(i, llvm::Attribute::NoAlias);
+    }
+    target_.markKernel(fn, blockSize);
+    V argWeights = fn->getArg(0), argState = fn->getArg(1), argActs = fn->getArg(2), argSync = fn->getArg(3),
+      argError = fn->getArg(4), argInputs = fn->getArg(5), argEpoch = fn->getArg(6), argTimeout = fn->getArg(7);
+
+    auto* entry = llvm::BasicBlock::Create(c, "entry", fn);
+    Builder b(entry);
+    auto block = [&](const char* n) { return llvm::BasicBlock::Create(c, n, fn); };
+    auto* exitBlock = block("exit");
+    {
+      Builder eb(exitBlock);
+      eb.CreateRetVoid();
+    }
+    std::vector<llvm::AllocaInst*> scalarSlots;
+    auto* seqSlot = b.CreateAlloca(i32, nullptr, "ring.seq");
+    b.CreateStore(b.getInt32(0), seqSlot);
+    V tid = target_.threadId(b);
+    V sm = target_.blockId(b);
+    V ringBase = b.CreateLoad(i32, b.CreateConstGEP2_32(ringTy, gRing, 0, 0), "ring.base");
+    V ringSlots = b.CreateLoad(i32, b.CreateConstGEP2_32(ringTy, gRing, 0, 1), "ring.slots");
+    auto smemAt = [&](V off) { return b.CreateGEP(b.getInt8Ty(), gSmem, off); };
+    auto when = [&](V cond, const std::function<void()>& then) { emitIf(b, fn, cond, then); };
+    auto loop = [&](V lo, V hi, const std::function<void(V)>& body) { emitLoop(b, fn, lo, hi, b.getInt32(1), body); };
+    auto u32At = [&](llvm::GlobalVariable* g, V i) {
+      return b.CreateLoad(i32, b.CreateGEP(i32, g, i));
+    };
+
+    // Thread 0 clears the abort flag and sets up the ring's barriers; then everyone starts.
+    const int fullCount = target_.bulkCopy() ? 1 : 32;
+    when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
+      b.CreateStore(b.getInt32(0), smemAt(b.getInt32(SmemLayout::kAbortFlag)));
+      if (!ring) return;
+      loop(b.getInt32(0), ringSlots, [&](V s) {
+        V off = b.CreateMul(s, b.getInt32(8));
+        target_.mbarrierInit(b, smemAt(b.CreateAdd(b.getInt32(SmemLayout::kBarriers), off)), fullCount);
+        target_.mbarrierInit(b, smemAt(b.CreateAdd(b.getInt32(SmemLayout::kBarriers + SmemLayout::kMaxSlots * 8), off)), 1);
+      });
+      target_.mbarrierInitFence(b);
+    });
+    target_.barrier(b, 0, blockSize);
+    V qBegin = u32At(gQueue, sm);
+    V qEnd = u32At(gQueue, b.CreateAdd(sm, b.getInt32(1)));
+
+    int64_t tilePeak = 0;
+    const Variant* widest = nullptr;  // the op with the largest tile area
+    TaskEnv env;
+    env.target = &target_;
+    env.b = &b;
+    env.fn = fn;
+    env.computeThreads = T;
+    env.smem = gSmem;
+    env.ringBase = ringBase;
+    env.ringSlots = ringSlots;
+    env.slotBytes = slotBytes;
+    env.seq = seqSlot;
+    env.error = argError;
+    env.sm = sm;
+    env.epoch = argEpoch;
+    env.timeout = argTimeout;
+    env.exit = exitBlock;
+    env.scalarSlots = &scalarSlots;
+
+    // The arguments of the task's node, decoded from the node table.
+    auto taskArgs = [&](const Variant& v, V node, V rec) {
+      TaskArgs a;
+      V row = b.CreateMul(node, b.getInt32(uint32_t(maxParams)));
+      for (size_t p = 0; p < v.func->params.size(); ++p) {
+        V word = b.CreateLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), gArgs, b.CreateAdd(row, b.getInt32(uint32_t(p)))));
+        auto arenaPtr = [&] {
+          V arena = b.CreateLShr(word, b.getInt64(62));
+          V off = b.CreateAnd(word, b.getInt64((uint64_t(1) << 62) - 1));
+          V base = b.CreateSelect(b.CreateICmpEQ(arena, b.getInt64(Weights)), argWeights,
+                                  b.CreateSelect(b.CreateICmpEQ(arena, b.getInt64(State)), argState, argActs));
+          return b.CreateGEP(b.getInt8Ty(), base, off);
+        };
+        const ir::Param& par = v.func->params[p];
+        if (v.tensors[p]) {
+          a.params.push_back(arenaPtr());
+          continue;
+        }
+        V x = nullptr;
+        switch (v.scalarKinds[p]) {
+          case ir::ScalarArg::Const: x = b.CreateTrunc(word, i32); break;
+          case ir::ScalarArg::Input: x = b.CreateLoad(i32, b.CreateGEP(i32, argInputs, b.CreateTrunc(word, i32))); break;
+          case ir::ScalarArg::Tensor: {
+            DType sd = v.scalarTensorDtypes[p];
+            V ptr = arenaPtr();
+            if (sd == DType::BF16) x = b.CreateShl(b.CreateZExt(b.CreateLoad(b.getInt16Ty(), ptr), i32), b.getInt32(16));
+            else if (sd == DType::F16) x = b.CreateBitCast(b.CreateFPExt(b.CreateBitCast(b.CreateLoad(b.getInt16Ty(), ptr), b.getHalfTy()), b.getFloatTy()), i32);
+            else if (sd == DType::Bool) x = b.CreateZExt(b.CreateICmpNE(b.CreateLoad(b.getInt8Ty(), ptr), b.getInt8(0)), i32);
+            else x = b.CreateLoad(i32, ptr);
+            // The bits of a float tensor become the parameter's dtype below like any other value.
+            if (isFloat(sd) != isFloat(par.dtype)) {
+              if (isFloat(sd)) x = target_.floatToInt(b, b.CreateBitCast(x, b.getFloatTy()));
+              else x = b.CreateBitCast(b.CreateSIToFP(x, b.getFloatTy()), i32);
+            }
+            break;
+          }
+        }
+        a.params.push_back(isFloat(par.dtype) ? b.CreateBitCast(x, b.getFloatTy()) : x);
+      }
+      for (size_t d = 0; d < v.func->taskGrid.size(); ++d)
+        a.index.push_back(b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(uint32_t(2 + d)))));
+      return a;
+    };
+
+    // Dispatch: one case per variant, its code emitted once.
+    auto dispatch = [&](V node, V rec, Side side) {
+      V variant = u32At(gVariant, node);
+      auto* join = block("task.end");
+      auto* sw = b.CreateSwitch(variant, join, unsigned(variants_.size()));
+      for (size_t i = 0; i < variants_.size(); ++i) {
+        const Variant& v = variants_[i];
+        if (side == Side::Loader && v.streamed.empty()) continue;
+        auto* caseBlock = block("task.case");
+        sw->addCase(b.getInt32(uint32_t(i)), caseBlock);
+        b.SetInsertPoint(caseBlock);
+        TaskArgs a = taskArgs(v, node, rec);
+        V here = target_.threadIdHere(b);
+        env.tid = side == Side::Loader ? b.CreateSub(here, b.getInt32(uint32_t(T))) : here;
+        int64_t peak = 0;
+        env.tilePeak = &peak;
+        emitTask(env, v, a, side);
+        if (peak > tilePeak) tilePeak = peak, widest = &v;
+        b.CreateBr(join);
+      }
+      b.SetInsertPoint(join);
+    };
+
+    try {
+      auto* computeBlock = block("compute");
+      auto* loaderBlock = ring ? block("loader") : nullptr;
+      if (ring) b.CreateCondBr(b.CreateICmpULT(tid, b.getInt32(uint32_t(T))), computeBlock, loaderBlock);
+      else b.CreateBr(computeBlock);
+
+      // --- Compute threads.
+      b.SetInsertPoint(computeBlock);
+      V abortPtr = smemAt(b.getInt32(SmemLayout::kAbortFlag));
+      loop(qBegin, qEnd, [&](V i) {
+        V rec = b.CreateGEP(i32, gTasks, b.CreateMul(i, b.getInt32(kTaskWords)));
+        auto word = [&](int k) { return b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(uint32_t(k)))); };
+        env.taskId = word(0);
+        V node = word(1);
+        V waitBegin = word(6), waitEnd = word(7), sigBegin = word(8), sigEnd = word(9);
+        when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
+          loop(waitBegin, waitEnd, [&](V w) {
+            when(b.CreateICmpEQ(b.CreateLoad(i32, abortPtr), b.getInt32(0)), [&] {
+              V counter = u32At(gWaits, w);
+              V want = b.CreateMul(argEpoch, u32At(gExpected, counter));
+              V ctr = b.CreateGEP(i32, argSync, counter);
+              V failed = boundedWait(env, [&](V& seen) {
+                seen = target_.loadAcquire(b, ctr);
+                // Wrap-safe: the counter has reached `want` when their difference is >= 0.
+                return b.CreateICmpSGE(b.CreateSub(seen, want), b.getInt32(0));
+              }, ErrCounterWait, counter, want);
+              when(failed, [&] { b.CreateStore(b.getInt32(1), abortPtr); });
+            });
+          });
+        });
+        target_.barrier(b, 1, T);
+        auto* go = block("task.run");
+        b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i32, abortPtr), b.getInt32(0)), exitBlock, go);
+        b.SetInsertPoint(go);
+        dispatch(node, rec, Side::Compute);
+        // Every thread's stores are done (the barrier orders them before thread 0's release).
+        target_.barrier(b, 1, T);
+        when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
+          loop(sigBegin, sigEnd, [&](V s) { target_.releaseAdd(b, b.CreateGEP(i32, argSync, u32At(gSignals, s)), b.getInt32(1)); });
+        });
+      });
+      b.CreateBr(exitBlock);
+
+      // --- The loader warp.
+      if (ring) {
+        b.SetInsertPoint(loaderBlock);
+        b.CreateStore(b.getInt32(0), seqSlot);
+        loop(qBegin, qEnd, [&](V i) {
+          V rec = b.CreateGEP(i32, gTasks, b.CreateMul(i, b.getInt32(kTaskWords)));
+          env.taskId = b.CreateLoad(i32, rec);
+          V node = b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(1)));
+          dispatch(node, rec, Side::Loader);
+        });
+        b.CreateBr(exitBlock);
+      }
+    } catch (const Unsupported& u) {
+      SourceRange where;
+      for (const Variant& v : variants_)
+        if (v.func->name == u.op) where = v.func->range;
+      diags_.emit(where, BackendUnsupported, u.op, u.what);
+      return std::nullopt;
+    }
+
+    // Now the tile area is known: size the ring from what is left.
+    const int64_t tilesEnd = SmemLayout::kTiles + tilePeak;
+    if (tilesEnd > td.smemPerBlock) {
+      diags_.emit(widest ? widest->func->range : SourceRange{}, BackendSmem, widest ? widest->func->name : "the step",
+                  tilesEnd, td.name, int64_t(td.smemPerBlock));
+      return std::nullopt;
+    }
+    int64_t base = (tilesEnd + 127) / 128 * 128;
+    int slots = 0;
+    if (ring && slotBytes > 0) {
+      int64_t fit = (td.smemPerBlock - base) / slotBytes;
+      slots = int(std::min<int64_t>(fit, SmemLayout::kMaxSlots));
+      while (slots & (slots - 1)) slots &= slots - 1;  // a power of two: slot = seq & (n - 1)
+      if (slots < std::max(2, needSlots)) {
+        out.ringRejected = true;
+        return out;
+      }
+    }
+    std::vector<uint32_t> ringWords{uint32_t(base), uint32_t(slots)};
+    gRing->setInitializer(llvm::ConstantDataArray::get(c, ringWords));
+    gRing->setConstant(true);
+
+    LaunchInfo& L = out.launch;
+    L.arch = opt_.arch;
+    L.gridSize = td.sms;
+    L.blockSize = blockSize;
+    L.computeThreads = T;
+    L.loaderWarp = ring;
+    L.ringSlots = slots;
+    L.ringSlotBytes = ring ? slotBytes : 0;
+    L.dynamicSmemBytes = ring ? base + slots * slotBytes : tilesEnd;
+    L.syncCounters = int64_t(mk_.counters.size());
+    L.params = {"weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"};
+    return out;
+  }
+
+  std::optional<Artifact> emitArtifact(Built built) {
+    Artifact a;
+    a.launch = built.launch;
+    std::string error;
+    if (!optimizeAndEmit(*built.mod, target_, a.llvmIR, a.ptx, error)) {
+      diags_.emit(SourceRange{}, BackendUnsupported, "the step", error);
+      return std::nullopt;
+    }
+    return a;
+  }
+
+  const ir::Megakernel& mk_;
+  const Options& opt_;
+  const Target& target_;
+  DiagnosticEngine& diags_;
+  std::vector<Placement> place_;
+  std::vector<Variant> variants_;
+  std::vector<int> nodeVariant_;
+};
+
+}  // namespace
+
+std::optional<Artifact> generate(const ir::Megakernel& kernel, const Options& options, DiagnosticEngine& diags) {
+  auto target = makeNvptxTarget(options.arch);
+  if (!target) {
+    std::string known;
+    for (const auto& a : archNames()) known += (known.empty() ? "" : ", ") + a;
+    diags.emit(SourceRange{}, BackendUnknownArch, options.arch, known);
+    return std::nullopt;
+  }
+  return KernelBuilder(kernel, options, *target, diags).run();
+}
+
+}  // namespace mk::backend

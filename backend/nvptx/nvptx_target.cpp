@@ -1,0 +1,184 @@
+// NVPTX (sm_90a, sm_90, sm_80). What LLVM 19 cannot select, or selects without the ordering we
+// need (scoped acquire loads and release reductions, mbarriers, bulk async copies, the global
+// timer), is written here as inline PTX: this file is the one place that spells PTX by hand.
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include <algorithm>
+
+#include "backend/target.h"
+
+namespace mk::backend {
+namespace {
+
+using llvm::Type;
+using llvm::Value;
+
+class NvptxTarget final : public Target {
+ public:
+  explicit NvptxTarget(std::string arch) : arch_(std::move(arch)) {}
+
+  std::string triple() const override { return "nvptx64-nvidia-cuda"; }
+  std::string cpu() const override { return arch_; }
+  // PTX ISA 8.0 is the first with sm_90a, mbarrier expect_tx and cp.async.bulk.
+  std::string features() const override { return "+ptx80"; }
+  int warpSize() const override { return 32; }
+  unsigned globalSpace() const override { return 1; }
+  unsigned sharedSpace() const override { return 3; }
+  bool hopper() const { return arch_ != "sm_80"; }
+
+  void markKernel(llvm::Function* f, int threads) const override {
+    llvm::Module& m = *f->getParent();
+    llvm::LLVMContext& c = m.getContext();
+    auto* i32 = Type::getInt32Ty(c);
+    auto* md = m.getOrInsertNamedMetadata("nvvm.annotations");
+    auto add = [&](const char* key, int v) {
+      md->addOperand(llvm::MDNode::get(c, {llvm::ValueAsMetadata::get(f), llvm::MDString::get(c, key),
+                                           llvm::ValueAsMetadata::get(llvm::ConstantInt::get(i32, v))}));
+    };
+    add("kernel", 1);
+    add("maxntidx", threads);
+    add("minctasm", 1);
+    // One block per SM may use the whole register file: 64K registers over the block's warps,
+    // in units of 8 per thread. Without this ptxas budgets for a rounded-up block (96 registers
+    // for 544 threads instead of 120) and spills.
+    add("maxnreg", std::min(255, 65536 / (((threads + 31) / 32) * 32) / 8 * 8));
+  }
+
+  Value* threadId(Builder& b) const override {
+    return b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
+  }
+  Value* threadIdHere(Builder& b) const override {
+    return asmCall(b, b.getInt32Ty(), {}, "mov.u32 $0, %tid.x;", "=r", true);
+  }
+  Value* blockId(Builder& b) const override {
+    return b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}, {});
+  }
+  Value* globalTimerNs(Builder& b) const override {
+    return asmCall(b, b.getInt64Ty(), {}, "mov.u64 $0, %globaltimer;", "=l", true);
+  }
+  void sleep(Builder& b, int ns) const override {
+    asmCall(b, b.getVoidTy(), {}, "nanosleep.u32 " + std::to_string(ns) + ";", "", true);
+  }
+
+  void barrier(Builder& b, int id, int threads) const override {
+    asmCall(b, b.getVoidTy(), {}, "bar.sync " + std::to_string(id) + ", " + std::to_string(threads) + ";",
+            "~{memory}", true);
+  }
+  Value* shuffleXor(Builder& b, Value* v, int mask) const override {
+    bool f = v->getType()->isFloatTy();
+    Value* x = f ? b.CreateBitCast(v, b.getInt32Ty()) : v;
+    Value* r = b.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {},
+                                 {b.getInt32(0xffffffffu), x, b.getInt32(mask), b.getInt32(0x1f)});
+    return f ? b.CreateBitCast(r, b.getFloatTy()) : r;
+  }
+
+  Value* loadAcquire(Builder& b, Value* ptr) const override {
+    return asmCall(b, b.getInt32Ty(), {addr(b, ptr)}, "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l,~{memory}", true);
+  }
+  void releaseAdd(Builder& b, Value* ptr, Value* n) const override {
+    asmCall(b, b.getVoidTy(), {addr(b, ptr), n}, "red.release.gpu.global.add.u32 [$0], $1;", "l,r,~{memory}", true);
+  }
+  Value* atomicCas(Builder& b, Value* ptr, Value* expected, Value* desired) const override {
+    return asmCall(b, b.getInt32Ty(), {addr(b, ptr), expected, desired}, "atom.relaxed.gpu.global.cas.b32 $0, [$1], $2, $3;",
+                   "=r,l,r,r,~{memory}", true);
+  }
+  Value* loadVolatile(Builder& b, Value* ptr) const override {
+    return asmCall(b, b.getInt32Ty(), {addr(b, ptr)}, "ld.relaxed.gpu.global.u32 $0, [$1];", "=r,l,~{memory}", true);
+  }
+
+  Value* exp2(Builder& b, Value* x) const override { return fop(b, "ex2.approx.f32", x); }
+  Value* log2(Builder& b, Value* x) const override { return fop(b, "lg2.approx.f32", x); }
+
+  Value* unaryMath(Builder& b, ir::UnaryOp op, Value* x) const override {
+    switch (op) {
+      case ir::UnaryOp::Exp: return exp2(b, b.CreateFMul(x, llvm::ConstantFP::get(b.getFloatTy(), 1.4426950408889634)));
+      case ir::UnaryOp::Log: return b.CreateFMul(log2(b, x), llvm::ConstantFP::get(b.getFloatTy(), 0.6931471805599453));
+      case ir::UnaryOp::Sqrt: return fop(b, "sqrt.rn.f32", x);
+      case ir::UnaryOp::Rsqrt: return fop(b, "rsqrt.approx.f32", x);
+      case ir::UnaryOp::Sin:
+      case ir::UnaryOp::Cos: {
+        // sin.approx/cos.approx are accurate on [-pi, pi]: reduce by 2*pi first, with 2*pi split
+        // in three parts so that k * 2*pi is exact for the rotary angles (|x| up to ~1e5).
+        auto* f32 = b.getFloatTy();
+        Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::rint, b.CreateFMul(x, llvm::ConstantFP::get(f32, 0.15915494309189535)));
+        Value* r = x;
+        for (double part : {6.28125, 0.0019353071693331003, 1.0253131677018246e-11})
+          r = b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {b.CreateFNeg(k), llvm::ConstantFP::get(f32, part), r});
+        return fop(b, op == ir::UnaryOp::Sin ? "sin.approx.f32" : "cos.approx.f32", r);
+      }
+      default: return nullptr;  // the generic lowering composes the rest from exp
+    }
+  }
+  Value* floatToInt(Builder& b, Value* x) const override {
+    return asmCall(b, b.getInt32Ty(), {x}, "cvt.rzi.s32.f32 $0, $1;", "=r,f", false);
+  }
+
+  bool bulkCopy() const override { return hopper(); }
+  void mbarrierInit(Builder& b, Value* bar, int count) const override {
+    asmCall(b, b.getVoidTy(), {addr(b, bar)}, "mbarrier.init.shared.b64 [$0], " + std::to_string(count) + ";",
+            "l,~{memory}", true);
+  }
+  void mbarrierInitFence(Builder& b) const override {
+    // Makes the initialised barriers visible to the async proxy that completes bulk copies.
+    if (hopper()) asmCall(b, b.getVoidTy(), {}, "fence.mbarrier_init.release.cluster;", "~{memory}", true);
+  }
+  void mbarrierArrive(Builder& b, Value* bar) const override {
+    asmCall(b, b.getVoidTy(), {addr(b, bar)}, "{ .reg .b64 st; mbarrier.arrive.shared.b64 st, [$0]; }", "l,~{memory}", true);
+  }
+  void mbarrierArriveExpectTx(Builder& b, Value* bar, Value* bytes) const override {
+    asmCall(b, b.getVoidTy(), {addr(b, bar), bytes},
+            "{ .reg .b64 st; mbarrier.arrive.expect_tx.shared.b64 st, [$0], $1; }", "l,r,~{memory}", true);
+  }
+  Value* mbarrierTryWait(Builder& b, Value* bar, Value* parity) const override {
+    std::string op = hopper() ? "mbarrier.try_wait.parity.shared.b64" : "mbarrier.test_wait.parity.shared.b64";
+    Value* r = asmCall(b, b.getInt32Ty(), {addr(b, bar), parity},
+                       "{ .reg .pred p; " + op + " p, [$1], $2; selp.u32 $0, 1, 0, p; }", "=r,l,r,~{memory}", true);
+    return b.CreateICmpNE(r, b.getInt32(0));
+  }
+  void copyBulk(Builder& b, Value* dst, Value* src, Value* bytes, Value* bar) const override {
+    asmCall(b, b.getVoidTy(), {addr(b, dst), addr(b, src), bytes, addr(b, bar)},
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];",
+            "l,l,r,l,~{memory}", true);
+  }
+  void copy16(Builder& b, Value* dst, Value* src) const override {
+    asmCall(b, b.getVoidTy(), {addr(b, dst), addr(b, src)}, "cp.async.cg.shared.global [$0], [$1], 16;",
+            "l,l,~{memory}", true);
+  }
+  void copyArriveOnComplete(Builder& b, Value* bar) const override {
+    asmCall(b, b.getVoidTy(), {addr(b, bar)}, "cp.async.mbarrier.arrive.noinc.shared.b64 [$0];", "l,~{memory}", true);
+  }
+
+ private:
+  // Pointers travel to inline asm as 64-bit integers: a state-space address for `.global` and
+  // `.shared` instructions (the pointer's address space already is that space).
+  static Value* addr(Builder& b, Value* p) { return b.CreatePtrToInt(p, b.getInt64Ty()); }
+
+  static Value* asmCall(Builder& b, Type* ret, std::vector<Value*> args, const std::string& text,
+                        const std::string& constraints, bool sideEffects) {
+    std::vector<Type*> types;
+    for (Value* a : args) types.push_back(a->getType());
+    auto* fty = llvm::FunctionType::get(ret, types, false);
+    auto* ia = llvm::InlineAsm::get(fty, text, constraints, sideEffects);
+    auto* call = b.CreateCall(fty, ia, args);
+    // As clang does for CUDA: LLVM must not make an asm statement control-dependent on more
+    // values than it was (a barrier sunk into a branch would hang the block).
+    call->addFnAttr(llvm::Attribute::Convergent);
+    return call;
+  }
+  static Value* fop(Builder& b, const std::string& op, Value* x) {
+    return asmCall(b, b.getFloatTy(), {x}, op + " $0, $1;", "=f,f", false);
+  }
+
+  std::string arch_;
+};
+
+}  // namespace
+
+std::unique_ptr<Target> makeNvptxTarget(const std::string& arch) {
+  if (arch != "sm_90a" && arch != "sm_90" && arch != "sm_80") return nullptr;
+  return std::make_unique<NvptxTarget>(arch);
+}
+
+}  // namespace mk::backend

@@ -1,0 +1,63 @@
+// The compiler as a library: .mk source -> checked program -> graph IR -> verified megakernel IR
+// -> LLVM IR and PTX (backend/), plus the metadata sidecar. `mkdsl` is a thin client of this; a
+// host program can do the same in-process.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "backend/backend.h"
+#include "frontend/sema.h"
+#include "ir/graph.h"
+#include "ir/megakernel.h"
+#include "support/diagnostics.h"
+#include "support/source.h"
+
+namespace mk {
+
+struct CompileOptions {
+  CheckOptions check;
+  std::string gpu = "h200";          // an ir::findTarget name
+  std::optional<int> sms, smem, warp;  // override the target's SM count, smem per block, warp size
+  // The code architecture (sm_90a, ...); empty: the target's TargetDesc::arch. It also replaces
+  // the arch in the scheduled kernel's TargetDesc, so the schedule printout shows what is built.
+  std::string arch;
+  // backend.arch is ignored: compile() sets it from `arch` (or the target's).
+  backend::Options backend;
+};
+
+struct CompileOutput {
+  ir::Megakernel kernel;
+  backend::Artifact artifact;
+  std::string metadataJson;  // backend::metadataJson(kernel, artifact.launch)
+};
+
+// Reads a file into `sources`; reports E0901 (cannot read) and gives nullopt when it cannot.
+std::optional<FileId> loadFile(SourceManager& sources, DiagnosticEngine& diags, const std::string& path);
+
+// The target the options describe (gpu, overrides and arch), or nullopt with a diagnostic for an
+// unknown gpu.
+std::optional<ir::TargetDesc> resolveTarget(DiagnosticEngine& diags, const CompileOptions& options);
+
+// Why no code can be generated for `arch` (an unknown name, or the AMDGPU backend, which does
+// not exist yet), naming the architectures that work; nullopt when it can.
+std::optional<std::string> archError(const std::string& arch);
+
+// Check and elaborate: the graph of the program's step (the config from options.check).
+std::optional<ir::Graph> elaborate(SourceManager& sources, DiagnosticEngine& diags, FileId root,
+                                   const CompileOptions& options);
+
+// ... then schedule for the target and verify: the megakernel, or nullopt with diagnostics.
+std::optional<ir::Megakernel> scheduleProgram(SourceManager& sources, DiagnosticEngine& diags, FileId root,
+                                              const CompileOptions& options);
+
+// ... then generate code and the metadata sidecar.
+std::optional<CompileOutput> compile(SourceManager& sources, DiagnosticEngine& diags, FileId root,
+                                     const CompileOptions& options);
+
+// compile() on source text (`path` names it in diagnostics and anchors its relative imports).
+// When diagnosticsText is given it receives every diagnostic rendered as text, without colour.
+std::optional<CompileOutput> compileSource(const std::string& path, const std::string& source,
+                                           const CompileOptions& options, std::string* diagnosticsText = nullptr);
+
+}  // namespace mk

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# check_targets.sh: every example (every config) and every stdlib op family compiles for every
+# NVPTX target (ctest `codegen_targets`).
+#
+#   tests/codegen/check_targets.sh --mkdsl PATH [--stdlib DIR] [--targets "sm_90a sm_90 sm_80"]
+#                                  [--no-big-ptxas] [--ptxas PATH|none] [FILE[:CONFIG]...]
+#
+# Programs: examples/*.mk with each of their configs, and tests/codegen/ops/*.mk (their first
+# config); or the FILE[:CONFIG] arguments. For each program and target it runs
+#   mkdsl build FILE --config C --target T --emit=ptx -o X.ptx --metadata X.meta.json
+# and checks that
+#   - mkdsl exits 0 and writes X.ptx and the sidecar (which names the entry);
+#   - the PTX holds exactly one `.entry` (mk_step) and its `.target` is T;
+#   - no `llvm.` symbol is left in the PTX (an intrinsic the NVPTX backend did not lower is
+#     emitted as a call to an undefined `llvm.*` function that ptxas rejects or, worse, links);
+#   - ptxas -arch=T -v accepts it; for the examples (the Llama models, every config) ptxas reports
+#     0 bytes of spill stores and spill loads.
+# ptxas is --ptxas PATH (`none`: behave as if there were none), else $MKDSL_PTXAS, else `ptxas`
+# on PATH, else /usr/local/cuda/bin/ptxas. Without it the ptxas
+# checks are skipped with a message, the others still run, and the exit status is 77 (ctest
+# SKIP_RETURN_CODE) when nothing else failed. ptxas on Llama-3-8B is slow: when it takes more than
+# 60 s for sm_90a, the other targets of that config skip ptxas (mkdsl still compiles them).
+# --no-big-ptxas skips ptxas for the Llama-3.2-1B and -8B configs altogether (for sanitizer builds:
+# the PTX is the same, only mkdsl runs slower there).
+#
+# Prints one line per program and target, then `N passed, N failed` (one check per line).
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+mkdsl="" stdlib="$root/stdlib" targets="sm_90a sm_90 sm_80" big_ptxas=1 slow_ptxas_s=60 ptxas_opt=""
+programs=()
+while (($#)); do
+  case $1 in
+    --mkdsl) mkdsl=$2; shift 2 ;;
+    --stdlib) stdlib=$2; shift 2 ;;
+    --targets) targets=$2; shift 2 ;;
+    --no-big-ptxas) big_ptxas=0; shift ;;
+    --ptxas) ptxas_opt=$2; shift 2 ;;
+    -*) echo "check_targets: unknown option '$1'" >&2; exit 2 ;;
+    *) programs+=("$1"); shift ;;
+  esac
+done
+[[ -n $mkdsl && -x $mkdsl ]] || { echo "check_targets: --mkdsl PATH (an executable) is required" >&2; exit 2; }
+mkdsl=$(cd "$(dirname "$mkdsl")" && pwd)/$(basename "$mkdsl")  # the tests run in scratch folders
+
+if [[ -n $ptxas_opt ]]; then
+  ptxas=$ptxas_opt
+  [[ $ptxas == none ]] && ptxas=""
+else
+  ptxas=${MKDSL_PTXAS:-}
+  [[ -z $ptxas ]] && ptxas=$(command -v ptxas || true)
+  [[ -z $ptxas && -x /usr/local/cuda/bin/ptxas ]] && ptxas=/usr/local/cuda/bin/ptxas
+fi
+if [[ -n $ptxas && ! -x $ptxas ]]; then
+  echo "check_targets: MKDSL_PTXAS=$ptxas is not an executable" >&2
+  exit 1
+fi
+if [[ -z $ptxas ]]; then
+  echo "SKIP (ptxas part): no ptxas found (set MKDSL_PTXAS, put ptxas on PATH, or install the CUDA"
+  echo "     toolkit in /usr/local/cuda); checking mkdsl's output without assembling it"
+else
+  echo "ptxas: $ptxas ($("$ptxas" --version 2>/dev/null | tail -n1))"
+fi
+
+# The configs a file declares, in order (`config NAME {` or `config NAME : BASE {` at line start).
+configs_of() { sed -nE 's/^config[[:space:]]+([A-Za-z_][A-Za-z0-9_]*).*/\1/p' "$1"; }
+
+if ((${#programs[@]} == 0)); then
+  for f in "$root"/examples/*.mk; do
+    for c in $(configs_of "$f"); do programs+=("$f:$c"); done
+  done
+  for f in "$here"/ops/*.mk; do programs+=("$f"); done
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mk_targets.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0 ptxas_skipped=0
+failures=()
+
+fail() {  # fail WHAT LINES...
+  failed=$((failed + 1))
+  failures+=("$1")
+  echo "FAIL $1"
+  shift
+  printf '%s\n' "$@" | head -n 40 | sed 's/^/  | /'
+}
+
+for prog in "${programs[@]}"; do
+  file=${prog%%:*} config=""
+  [[ $prog == *:* ]] && config=${prog#*:}
+  [[ -f $file ]] && file=$(cd "$(dirname "$file")" && pwd)/$(basename "$file")
+  rel=${file#"$root"/}
+  label=$rel${config:+ --config $config}
+  # The examples (all Llama models, every config): ptxas must not spill. The 1B and 8B configs are
+  # the big ones (--no-big-ptxas).
+  llama=0 big=0
+  [[ $file == "$root"/examples/* ]] && llama=1
+  [[ $config == llama_3_2_1b || $config == llama_3_8b ]] && big=1
+  ptxas_here=1
+  ((big && !big_ptxas)) && ptxas_here=0
+  for t in $targets; do
+    what="$label --target $t"
+    out=$tmp/k.ptx
+    meta=$tmp/k.meta.json
+    rm -f "$out" "$meta"
+    args=(build --stdlib "$stdlib" "$file" --emit=ptx --target "$t" -o "$out" --metadata "$meta")
+    [[ -n $config ]] && args+=(--config "$config")
+    start=$(date +%s.%N)
+    "$mkdsl" "${args[@]}" >"$tmp/mk.log" 2>&1
+    rc=$?
+    mk_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    if ((rc != 0)); then
+      fail "$what: mkdsl exited $rc" "$(cat "$tmp/mk.log")"
+      continue
+    fi
+    problems=()
+    [[ -s $out ]] || problems+=("no PTX written")
+    [[ -s $meta ]] || problems+=("no metadata sidecar (--metadata $meta)")
+    [[ -s $meta ]] && ! grep -q '"entry": "mk_step"' "$meta" && problems+=("the sidecar does not name the entry mk_step")
+    if [[ -s $out ]]; then
+      entries=$(grep -cE '^[[:space:]]*(\.visible[[:space:]]+|\.weak[[:space:]]+)?\.entry[[:space:]]' "$out")
+      ((entries == 1)) || problems+=("$entries .entry directives, expected 1")
+      grep -qE '^[[:space:]]*(\.visible[[:space:]]+)?\.entry[[:space:]]+mk_step\(' "$out" ||
+        problems+=("no .entry mk_step")
+      grep -qE "^[[:space:]]*\.target[[:space:]]+$t([[:space:],]|\$)" "$out" || problems+=(".target is not $t")
+      if grep -nE '(^|[^A-Za-z0-9_$])llvm\.[A-Za-z0-9_.]' "$out" >"$tmp/llvm.txt"; then
+        problems+=("unresolved llvm.* symbols in the PTX:" "$(head -n 5 "$tmp/llvm.txt")")
+      fi
+    fi
+    if ((${#problems[@]})); then
+      fail "$what" "${problems[@]}"
+      continue
+    fi
+    detail="mkdsl ${mk_s}s, $(wc -c <"$out") bytes"
+    if [[ -z $ptxas ]]; then
+      ptxas_skipped=$((ptxas_skipped + 1))
+      detail+=", ptxas skipped (not found)"
+    elif ((!ptxas_here)); then
+      ptxas_skipped=$((ptxas_skipped + 1))
+      detail+=", ptxas skipped"
+    else
+      start=$(date +%s.%N)
+      "$ptxas" -arch="$t" -v "$out" -o "$tmp/k.cubin" >"$tmp/ptxas.log" 2>&1
+      rc=$?
+      px_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+      if ((rc != 0)); then
+        fail "$what: ptxas -arch=$t rejects the PTX (exit $rc)" "$(grep -v '^ptxas info' "$tmp/ptxas.log" | head -n 20)"
+        continue
+      fi
+      # "ptxas info    : Used 168 registers, ..." and "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"
+      spills=$(sed -nE 's/.* ([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads.*/\1 \2/p' "$tmp/ptxas.log" | head -n 1)
+      regs=$(sed -nE 's/.*Used ([0-9]+) registers.*/\1/p' "$tmp/ptxas.log" | head -n 1)
+      detail+=", ptxas ${px_s}s, ${regs:-?} registers, spills ${spills:-? ?}"
+      if ((llama)); then
+        if [[ -z $spills ]]; then
+          fail "$what: ptxas -v printed no spill line" "$(cat "$tmp/ptxas.log")"
+          continue
+        elif [[ $spills != "0 0" ]]; then
+          fail "$what: ptxas reports spills (stores loads: $spills), expected none" "$(cat "$tmp/ptxas.log")"
+          continue
+        fi
+        # ptxas on the 8B kernel is slow: one target is enough when it is.
+        if [[ $config == llama_3_8b && $t == sm_90a ]] &&
+           awk -v s="$px_s" -v l="$slow_ptxas_s" 'BEGIN { exit !(s > l) }'; then
+          echo "note: ptxas took ${px_s}s (> ${slow_ptxas_s}s) on $label; the other targets skip ptxas"
+          ptxas_here=0
+        fi
+      fi
+    fi
+    passed=$((passed + 1))
+    echo "ok   $what ($detail)"
+  done
+done
+
+if ((${#failures[@]})); then
+  echo
+  echo "failed:"
+  printf '  %s\n' "${failures[@]}"
+fi
+((ptxas_skipped)) && echo "$ptxas_skipped ptxas runs skipped"
+echo "$passed passed, $failed failed"
+((failed == 0)) || exit 1
+[[ -z $ptxas ]] && exit 77
+exit 0

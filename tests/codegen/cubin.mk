@@ -1,0 +1,36 @@
+// --emit=cubin runs ptxas on the PTX (found as $MKDSL_PTXAS, on PATH or in /usr/local/cuda/bin)
+// and writes an ELF for the target; it needs -o (binary output never goes to a terminal).
+// REQUIRES: ptxas
+//
+// RUN: %mkdsl build %s --emit=cubin --target sm_90a --stdlib %stdlib -o %t.cubin && \
+// RUN:   head -c 4 %t.cubin | od -An -c | %FileCheck %s --check-prefix=ELF && \
+// RUN:   { test -s %t.cubin.meta.json || test -s %t.meta.json; }
+// RUN: %mkdsl build %s --emit=cubin --target sm_80 --stdlib %stdlib -o %t80.cubin && \
+// RUN:   head -c 4 %t80.cubin | od -An -c | %FileCheck %s --check-prefix=ELF
+// -v: ptxas's resource report on stderr (registers, spills), the output unchanged on stdout.
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib -v 2>%t.v.txt >%t.v.ptx && \
+// RUN:   %FileCheck %s --check-prefix=VERBOSE < %t.v.txt && grep -q '^\.visible \.entry mk_step' %t.v.ptx
+// The same PTX assembles by hand too.
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib -o %t.ptx && \
+// RUN:   %ptxas -arch=sm_90a %t.ptx -o %t.hand.cubin
+import std.embed;
+import std.linear;
+
+config small {
+    vocab = 32;
+    hidden = 64;
+}
+
+weight table: bf16[vocab, hidden] = "model.embed_tokens.weight";
+weight w: bf16[hidden, hidden] tiled(16, hidden) = "proj.weight";
+
+step decode(token: i32) -> (y: bf16[hidden]) {
+    let x = embed(table, token, C = 64);
+    let y = matvec(w, x, C = 64);
+    return (y);
+}
+
+// ELF: 177 E L F
+
+// VERBOSE: ptxas -arch=sm_90a: {{.*}}mk_step{{.*}}registers
+// VERBOSE-SAME: spill

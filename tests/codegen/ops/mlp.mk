@@ -1,0 +1,26 @@
+// std.mlp + std.linear: the SwiGLU MLP (interleaved gate/up weight) and the down projection
+// with its residual.
+import std.embed;
+import std.mlp;
+import std.linear;
+
+config small {
+    vocab = 32;
+    hidden = 64;
+    ffn = 128;
+}
+
+weight table: bf16[vocab, hidden] = "model.embed_tokens.weight";
+weight norm: bf16[hidden] = "model.layers.0.post_attention_layernorm.weight";
+weight gate_up: bf16[2 * ffn, hidden] interleave(8) = [
+    "model.layers.0.mlp.gate_proj.weight",
+    "model.layers.0.mlp.up_proj.weight",
+];
+weight down: bf16[hidden, ffn] tiled(8, ffn) = "model.layers.0.mlp.down_proj.weight";
+
+step decode(token: i32) -> (y: bf16[hidden]) {
+    let x = embed(table, token, C = 64);
+    let act = rmsnorm_swiglu(gate_up, norm, x, C = 32);
+    let y = matvec_residual(down, act, x, C = 64);
+    return (y);
+}

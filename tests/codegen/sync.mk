@@ -1,0 +1,68 @@
+// The sync sequence between tasks on different SMs (issue 4, golden a). The embed tasks produce
+// x; each matvec task reads all of x, so it waits on the embed node's counter.
+//   consumer: thread 0 spins on `ld.acquire.gpu` of the counter (expected = epoch * signals:
+//             counters are never reset, so the test is `seen - expected >= 0`, wrap-safe); then the
+//             block's compute threads meet at named barrier 1 before reading the data;
+//   producer: the compute threads meet at `bar.sync 1, <compute threads>` (after their stores),
+//             then thread 0 does `red.release.gpu` adds on the counter.
+// The loader warp is not part of barrier 1: its count is the 480 compute threads of an h200
+// block, not the launched block size (512, `.maxntid`); barrier 0 (all 512) is used once, after
+// the ring's mbarriers are initialised. bar.sync is `aligned` (every thread of the CTA must reach
+// the same instruction), so LLVM must see the barrier as convergent and never duplicate or sink it.
+//
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --sms 2 --stdlib %stdlib | %FileCheck %s --check-prefix=PTX
+// RUN: %mkdsl build %s --emit=ptx --target sm_80 --sms 2 --stdlib %stdlib | %FileCheck %s --check-prefix=PTX
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --sms 2 --stdlib %stdlib | \
+// RUN:   %S/ptx_in_loop.sh 'ld\.acquire\.gpu\.global\.u32' '%globaltimer'
+// RUN: %mkdsl build %s --emit=ptx --target sm_80 --sms 2 --stdlib %stdlib | \
+// RUN:   %S/ptx_in_loop.sh 'ld\.acquire\.gpu\.global\.u32' '%globaltimer'
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --sms 2 --stdlib %stdlib | \
+// RUN:   grep -E '^[[:space:]]*(bar|barrier)[.[:space:]]' | sed 's/^[[:space:]]*//' | sort -u | \
+// RUN:   %FileCheck %s --check-prefix=BARS
+// RUN: %mkdsl build %s --emit=llvm --target sm_90a --sms 2 --stdlib %stdlib | %FileCheck %s --check-prefix=LLVM
+import std.embed;
+import std.linear;
+
+config small {
+    vocab = 32;
+    hidden = 128;
+}
+
+weight table: bf16[vocab, hidden] = "model.embed_tokens.weight";
+weight w: bf16[hidden, hidden] tiled(16, hidden) = "proj.weight";
+
+step decode(token: i32) -> (y: bf16[hidden]) {
+    let x = embed(table, token, C = 32);
+    let y = matvec(w, x, C = 128);
+    return (y);
+}
+
+// PTX-LABEL: .visible .entry mk_step(
+// PTX: .maxntid 512, 1, 1
+// PTX: mov.u32 [[TID:%r[0-9]+]], %tid.x;
+// PTX: setp.eq.s32 [[T0:%p[0-9]+]], [[TID]], 0;
+// PTX: bar.sync 0, 512;
+// The wait: thread 0 acquire-loads the counter (the node's one counter, at the start of the sync
+// buffer, parameter 3) and compares what it saw with the expected count, wrap-safe ...
+// PTX: ld.param.u64 [[SYNC:%rd[0-9]+]], [mk_step_param_3];
+// PTX: ld.acquire.gpu.global.u32 [[SEEN:%r[0-9]+]], [[[SYNC]]];
+// PTX: sub.s32 [[DIFF:%r[0-9]+]], [[SEEN]], {{%r[0-9]+}};
+// PTX-NEXT: setp.gt.s32 {{%p[0-9]+}}, [[DIFF]], -1;
+// ... then barrier 1 over the compute threads releases the block.
+// PTX: bar.sync 1, 480;
+// The signal: barrier 1, then thread 0 alone does the release add.
+// PTX: bar.sync 1, 480;
+// PTX: and.pred {{%p[0-9]+}}, [[T0]], {{%p[0-9]+}};
+// PTX: red.release.gpu.global.add.u32 [[[SYNC]]], {{%r[0-9]+}};
+// PTX-NOT: atom.global.add
+
+// Exactly two barriers: 0 over the whole block (once, after set-up) and 1 over the compute threads.
+// BARS: bar.sync 0, 512;
+// BARS-NEXT: bar.sync 1, 480;
+// BARS-NOT: bar
+
+// LLVM: define void @mk_step(
+// LLVM: call void asm sideeffect "bar.sync 1, 480;", "~{memory}"() #[[BAR:[0-9]+]]
+// LLVM: call i32 asm sideeffect "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l,~{memory}"
+// LLVM: call void asm sideeffect "red.release.gpu.global.add.u32 [$0], $1;", "l,r,~{memory}"
+// LLVM: attributes #[[BAR]] = { {{.*}}convergent

@@ -1,0 +1,150 @@
+// The metadata sidecar (backend::metadataJson): the exact text for a small hand-made kernel (key
+// order and formatting are a contract with the runtime), and its consistency with the memory plan
+// of a real program.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "backend/backend.h"
+#include "compiler/compile.h"
+
+using namespace mk;
+
+namespace {
+
+ir::Tensor tensor(int id, std::string name, ir::Tensor::Kind kind, DType t, ir::Shape shape) {
+  ir::Tensor x;
+  x.id = id;
+  x.name = std::move(name);
+  x.kind = kind;
+  x.dtype = t;
+  x.shape = std::move(shape);
+  return x;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("metadataJson: exact text of a small kernel") {
+  ir::Megakernel k;
+  k.graph.program = "models/\"odd\".mk";
+  k.graph.config = "tiny";
+  k.target = {"h200", "sm_90a", 2, 227 * 1024, 32, 512, 4.8e12};
+  ir::Tensor w = tensor(0, "layer[0].w", ir::Tensor::Weight, DType::BF16, {32, 16});
+  w.layout = {ir::Layout::Tiled, {16, 16}};
+  w.sources = {"model.layers.0.a.weight", "model.layers.0.b.weight"};
+  k.graph.tensors = {w, tensor(1, "layer[0].kv", ir::Tensor::State, DType::F32, {2, 8}),
+                     tensor(2, "x", ir::Tensor::Input, DType::F32, {16}),
+                     tensor(3, "y.0", ir::Tensor::Activation, DType::BF16, {32}),
+                     tensor(4, "loose", ir::Tensor::Activation, DType::I32, {})};
+  k.graph.inputs = {{"pos", DType::I32, -1}, {"x", DType::F32, 2}};
+  k.graph.outputs = {{"y", 3}};
+  // Tensor 4 has no buffer: the sidecar says so with nulls rather than inventing one.
+  k.memory.weights = {{0, 0, 1024}};
+  k.memory.state = {{1, 0, 64}};
+  k.memory.activations = {{2, 0, 64}, {3, 256, 64}};
+  k.memory.weightBytes = 1024;
+  k.memory.stateBytes = 256;
+  k.memory.activationBytes = 512;
+
+  backend::LaunchInfo launch;
+  launch.arch = "sm_90a";
+  launch.gridSize = 2;
+  launch.blockSize = 544;
+  launch.computeThreads = 512;
+  launch.loaderWarp = true;
+  launch.ringSlots = 4;
+  launch.ringSlotBytes = 8192;
+  launch.dynamicSmemBytes = 40000;
+  launch.syncCounters = 3;
+  launch.params = {"weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"};
+
+  const char* expected = R"json({
+  "format": "mkdsl-kernel-metadata",
+  "version": 1,
+  "program": "models/\"odd\".mk",
+  "config": "tiny",
+  "target": "h200",
+  "arch": "sm_90a",
+  "entry": "mk_step",
+  "grid": 2,
+  "block": 544,
+  "compute_threads": 512,
+  "loader_warp": true,
+  "ring_slots": 4,
+  "ring_slot_bytes": 8192,
+  "dynamic_smem_bytes": 40000,
+  "sync_counters": 3,
+  "sync_bytes": 12,
+  "error_words": 8,
+  "params": ["weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"],
+  "arenas": {"weights": 1024, "state": 256, "activations": 512},
+  "tensors": [
+    {"name": "layer[0].w", "kind": "weight", "dtype": "bf16", "shape": [32, 16], "layout": "tiled(16, 16)", "arena": "weights", "offset": 0, "bytes": 1024, "sources": ["model.layers.0.a.weight", "model.layers.0.b.weight"]},
+    {"name": "layer[0].kv", "kind": "state", "dtype": "f32", "shape": [2, 8], "layout": "row_major", "arena": "state", "offset": 0, "bytes": 64},
+    {"name": "x", "kind": "input", "dtype": "f32", "shape": [16], "layout": "row_major", "arena": "activations", "offset": 0, "bytes": 64},
+    {"name": "y.0", "kind": "activation", "dtype": "bf16", "shape": [32], "layout": "row_major", "arena": "activations", "offset": 256, "bytes": 64},
+    {"name": "loose", "kind": "activation", "dtype": "i32", "shape": [], "layout": "row_major", "arena": null, "offset": null, "bytes": 4}
+  ],
+  "inputs": [{"name": "pos", "dtype": "i32", "tensor": null}, {"name": "x", "dtype": "f32", "tensor": "x"}],
+  "outputs": [{"name": "y", "tensor": "y.0"}]
+}
+)json";
+  CHECK(backend::metadataJson(k, launch) == expected);
+
+  SUBCASE("an empty kernel is still well-formed") {
+    ir::Megakernel empty;
+    std::string json = backend::metadataJson(empty, {});
+    CHECK(json.find("\"tensors\": [],\n") != std::string::npos);
+    CHECK(json.find("\"inputs\": [],\n") != std::string::npos);
+    CHECK(json.find("\"outputs\": []\n}") != std::string::npos);
+  }
+}
+
+TEST_CASE("metadataJson: the tiny Llama's sidecar matches its memory plan") {
+  CompileOptions options;
+  options.check.stdlibDir = MK_STDLIB_DIR;
+  options.sms = 4;
+  std::string path = std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk";
+  SourceManager sm;
+  DiagnosticEngine diags(sm);
+  FileId root = sm.add(path, readFile(path));
+  auto kernel = scheduleProgram(sm, diags, root, options);
+  REQUIRE(kernel);
+  backend::LaunchInfo launch;
+  launch.arch = kernel->target.arch;
+  std::string json = backend::metadataJson(*kernel, launch);
+
+  const ir::Graph& g = kernel->graph;
+  // One line per tensor, each with its arena, offset and size from the plan.
+  CHECK(count(json, "{\"name\": ") == g.tensors.size() + g.inputs.size() + g.outputs.size());
+  for (const auto* arena : {&kernel->memory.weights, &kernel->memory.state, &kernel->memory.activations})
+    for (const ir::Buffer& b : *arena) {
+      const ir::Tensor& t = g.tensors[b.tensor];
+      std::string entry = "{\"name\": \"" + t.name + "\"";
+      size_t at = json.find(entry);
+      REQUIRE_MESSAGE(at != std::string::npos, t.name);
+      std::string line = json.substr(at, json.find('\n', at) - at);
+      CHECK_MESSAGE(line.find("\"offset\": " + std::to_string(b.offset) + ",") != std::string::npos, line);
+      CHECK_MESSAGE(line.find("\"bytes\": " + std::to_string(b.bytes)) != std::string::npos, line);
+      CHECK_MESSAGE((line.find("\"sources\": [\"") != std::string::npos) == (t.kind == ir::Tensor::Weight), line);
+    }
+  CHECK(json.find("\"arenas\": {\"weights\": " + std::to_string(kernel->memory.weightBytes) + ", ") != std::string::npos);
+  CHECK(json.find("\"target\": \"h200\"") != std::string::npos);
+  CHECK(json.find("{\"name\": \"token\", \"dtype\": \"i32\", \"tensor\": null}") != std::string::npos);
+  CHECK(json.find("\"model.layers.1.mlp.down_proj.weight\"") != std::string::npos);
+}
