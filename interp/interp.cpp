@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "runtime/safetensors.h"
+#include "runtime/weights.h"
 
 namespace mk::interp {
 
@@ -14,24 +15,8 @@ namespace {
 
 [[noreturn]] void fail(const std::string& msg) { throw InterpError(msg); }
 
-// splitmix64: portable and identical everywhere (std:: distributions are not).
-struct Rng {
-  uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return double(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  uint64_t below(uint64_t n) { return next() % n; }
-};
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
+// The interleaving choices: splitmix64, the same generator as the random weights (runtime/weights.h).
+using Rng = runtime::SplitMix64;
 
 int64_t wrap32(int64_t x) { return int32_t(uint32_t(uint64_t(x))); }
 
@@ -623,74 +608,43 @@ bool Interpreter::isInt(int tensor) const {
   return d == DType::I32 || d == DType::Bool;
 }
 
+// Weight assembly and random weights live in runtime/weights.h, shared with the GPU runtime so
+// both see bit-identical weights.
+namespace {
+
+runtime::WeightSpec weightSpec(const Tensor& t) {
+  runtime::WeightSpec w;
+  w.name = t.name;
+  switch (t.dtype) {
+    case DType::BF16: w.dtype = runtime::ElemType::BF16; break;
+    case DType::F16: w.dtype = runtime::ElemType::F16; break;
+    case DType::F32: w.dtype = runtime::ElemType::F32; break;
+    case DType::I32: w.dtype = runtime::ElemType::I32; break;
+    case DType::Bool: w.dtype = runtime::ElemType::Bool; break;
+  }
+  w.shape = t.shape;
+  switch (t.layout.kind) {
+    case Layout::RowMajor: w.layout.kind = runtime::Layout::RowMajor; break;
+    case Layout::ColMajor: w.layout.kind = runtime::Layout::ColMajor; break;
+    case Layout::Tiled: w.layout.kind = runtime::Layout::Tiled; break;
+    case Layout::Interleave: w.layout.kind = runtime::Layout::Interleave; break;
+    case Layout::Padded: w.layout.kind = runtime::Layout::Padded; break;
+    case Layout::Swizzle: w.layout.kind = runtime::Layout::Swizzle; break;
+  }
+  w.layout.args = t.layout.args;
+  w.sources = t.sources;
+  return w;
+}
+
+}  // namespace
+
 void Interpreter::loadWeights(const runtime::SafetensorsSet& set) {
   for (const Tensor& t : mk_.graph.tensors) {
     if (t.kind != Tensor::Weight) continue;
-    const std::string what = "weight '" + t.name + "' (" + dtypeName(t.dtype) + shapeText(t.shape) + ")";
-    if (t.sources.empty()) fail(what + " names no safetensors tensor");
-    std::vector<runtime::SafetensorsSet::Ref> srcs;
-    for (const std::string& name : t.sources) {
-      auto ref = set.find(name);
-      // Tied embeddings: transformers reuses the input embedding when the checkpoint has no head.
-      if (!ref && name == "lm_head.weight") ref = set.find("model.embed_tokens.weight");
-      if (!ref) fail(what + ": the checkpoint has no tensor \"" + name + "\"");
-      srcs.push_back(*ref);
-    }
-    auto describe = [](const runtime::SafetensorsSet::Ref& r) {
-      return "\"" + r.info->name + "\" in " + r.file->path() + " is " + r.info->dtype + shapeText(r.info->shape);
-    };
-    for (const auto& r : srcs) {
-      const std::string& d = r.info->dtype;
-      bool srcFloat = d == "BF16" || d == "F16" || d == "F32" || d == "F64";
-      if (srcFloat != isFloat(t.dtype)) fail(what + ": " + describe(r) + ", which does not convert to " + dtypeName(t.dtype));
-    }
-    const size_t nsrc = srcs.size();
-    const bool interleave = t.layout.kind == Layout::Interleave && nsrc > 1;
-    if (nsrc == 1) {
-      if (srcs[0].info->shape != t.shape) fail(what + ": " + describe(srcs[0]) + "; expected shape " + shapeText(t.shape));
-    } else {
-      if (t.shape.empty()) fail(what + ": a scalar cannot be assembled from several sources");
-      Shape rowShape(t.shape.begin() + 1, t.shape.end());
-      int64_t rows = 0;
-      for (const auto& r : srcs) {
-        const auto& s = r.info->shape;
-        if (s.size() != t.shape.size() || Shape(s.begin() + 1, s.end()) != rowShape)
-          fail(what + ": " + describe(r) + "; expected rows of shape " + shapeText(rowShape));
-        if (interleave && s[0] * int64_t(nsrc) != t.shape[0])
-          fail(what + ": " + describe(r) + "; interleaving " + std::to_string(nsrc) + " sources needs " +
-               std::to_string(t.shape[0] / int64_t(nsrc)) + " rows from each");
-        rows += s[0];
-      }
-      if (rows != t.shape[0])
-        fail(what + ": its " + std::to_string(nsrc) + " sources hold " + std::to_string(rows) + " rows in all; expected " +
-             std::to_string(t.shape[0]));
-      if (interleave) {
-        const int64_t R = t.layout.args.empty() ? 0 : t.layout.args[0];
-        if (R <= 0 || srcs[0].info->shape[0] % R != 0)
-          fail(what + ": interleave(" + std::to_string(R) + ") does not divide the " + std::to_string(srcs[0].info->shape[0]) +
-               " rows of each source");
-      }
-    }
-    const int64_t rowElems = t.shape.empty() ? 1 : elementCount(Shape(t.shape.begin() + 1, t.shape.end()));
-    auto& st = store_[t.id];
-    const bool ints = isInt(t.id);
-    auto put = [&](int64_t dst, double x) {
-      if (ints) st.i[dst] = int32_t(convert(DType::I32, DType::I32, x));
-      else st.f[dst] = float(rnd(t.dtype, x));
-    };
-    int64_t row0 = 0;  // concatenation: the next destination row
-    for (size_t s = 0; s < nsrc; ++s) {
-      std::vector<double> v = runtime::toDoubles(srcs[s]);
-      const int64_t rows = srcs[s].info->shape.empty() ? 1 : srcs[s].info->shape[0];
-      for (int64_t r = 0; r < rows; ++r) {
-        int64_t dstRow = row0 + r;
-        if (interleave) {  // rows [src0 0..R, src1 0..R, src0 R..2R, ...]
-          const int64_t R = t.layout.args[0];
-          dstRow = (r / R * int64_t(nsrc) + int64_t(s)) * R + r % R;
-        }
-        for (int64_t k = 0; k < rowElems; ++k) put(dstRow * rowElems + k, v[size_t(r * rowElems + k)]);
-      }
-      row0 += rows;
+    try {
+      runtime::assembleWeightValues(weightSpec(t), set, store_[t.id].f, store_[t.id].i);
+    } catch (const runtime::WeightError& e) {
+      fail(e.what());
     }
   }
   weightsLoaded_ = true;
@@ -699,13 +653,8 @@ void Interpreter::loadWeights(const runtime::SafetensorsSet& set) {
 void Interpreter::randomWeights(uint64_t seed) {
   for (const Tensor& t : mk_.graph.tensors) {
     if (t.kind != Tensor::Weight) continue;
-    Rng rng{seed ^ fnv1a(t.name)};
-    rng.next();
-    auto& st = store_[t.id];
     if (isInt(t.id)) continue;  // integer weights stay zero
-    const bool gain = t.shape.size() <= 1;
-    const double a = gain ? 0.1 : 1.0 / std::sqrt(double(t.shape.back()));
-    for (float& x : st.f) x = float(rnd(t.dtype, (gain ? 1.0 : 0.0) + a * (2.0 * rng.uniform() - 1.0)));
+    store_[t.id].f = runtime::randomWeightValues(weightSpec(t), seed);
   }
   weightsLoaded_ = true;
 }

@@ -1,5 +1,7 @@
 #include "runtime/safetensors.h"
 
+#include "runtime/json.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -26,237 +28,24 @@ namespace {
   throw SafetensorsError(file + ": " + msg);
 }
 
-// ---- A small strict JSON parser (RFC 8259) -----------------------------------------------------
-// Just enough for safetensors headers and index files. Numbers keep their text: the callers only
-// accept non-negative integers and check them themselves.
-struct JMember;
-struct JValue {
-  enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
-  bool b = false;
-  std::string text;  // String: the decoded string; Number: the literal
-  std::vector<JValue> items;
-  // In file order, keys unique. A named struct rather than std::pair: the pair template would
-  // need JValue complete here, which clang rejects.
-  std::vector<JMember> members;
-};
-struct JMember {
-  std::string first;
-  JValue second;
-};
-
-class JsonParser {
- public:
-  JsonParser(std::string_view s, const std::string& file) : s_(s), file_(file) {}
-
-  JValue parseDocument() {
-    ws();
-    JValue v = value(0);
-    ws();
-    if (p_ != s_.size()) error("unexpected text after the JSON value");
-    return v;
+// The JSON reader is runtime/json.h; its errors become this file's.
+JsonValue parseHeaderJson(std::string_view text, const std::string& file) {
+  try {
+    return parseJson(text);
+  } catch (const JsonError& e) {
+    fail(file, "malformed JSON header at byte " + std::to_string(e.offset()) + ": " + e.what());
   }
-
- private:
-  std::string_view s_;
-  const std::string& file_;
-  size_t p_ = 0;
-
-  [[noreturn]] void error(const std::string& msg) {
-    fail(file_, "malformed JSON header at byte " + std::to_string(p_) + ": " + msg);
-  }
-  void ws() {
-    while (p_ < s_.size() && (s_[p_] == ' ' || s_[p_] == '\t' || s_[p_] == '\n' || s_[p_] == '\r')) ++p_;
-  }
-  bool eat(char c) {
-    if (p_ < s_.size() && s_[p_] == c) return ++p_, true;
-    return false;
-  }
-  void expect(char c) {
-    if (!eat(c)) error(std::string("expected '") + c + "'");
-  }
-  void literal(std::string_view word) {
-    if (s_.substr(p_, word.size()) != word) error("unexpected character");
-    p_ += word.size();
-  }
-
-  JValue value(int depth) {
-    if (depth > 64) error("nesting too deep");
-    if (p_ >= s_.size()) error("unexpected end of header");
-    JValue v;
-    char c = s_[p_];
-    if (c == '{') {
-      v.kind = JValue::Object;
-      ++p_;
-      ws();
-      if (eat('}')) return v;
-      std::set<std::string> seen;
-      do {
-        ws();
-        if (p_ >= s_.size() || s_[p_] != '"') error("expected a string key");
-        std::string key = string();
-        if (!seen.insert(key).second) error("duplicate key \"" + key + "\"");
-        ws();
-        expect(':');
-        ws();
-        JValue member = value(depth + 1);
-        v.members.push_back(JMember{std::move(key), std::move(member)});
-        ws();
-      } while (eat(','));
-      expect('}');
-    } else if (c == '[') {
-      v.kind = JValue::Array;
-      ++p_;
-      ws();
-      if (eat(']')) return v;
-      do {
-        ws();
-        v.items.push_back(value(depth + 1));
-        ws();
-      } while (eat(','));
-      expect(']');
-    } else if (c == '"') {
-      v.kind = JValue::String;
-      v.text = string();
-    } else if (c == 't') {
-      literal("true");
-      v.kind = JValue::Bool;
-      v.b = true;
-    } else if (c == 'f') {
-      literal("false");
-      v.kind = JValue::Bool;
-    } else if (c == 'n') {
-      literal("null");
-    } else if (c == '-' || (c >= '0' && c <= '9')) {
-      v.kind = JValue::Number;
-      v.text = number();
-    } else {
-      error("unexpected character");
-    }
-    return v;
-  }
-
-  bool digit() const { return p_ < s_.size() && s_[p_] >= '0' && s_[p_] <= '9'; }
-
-  std::string number() {
-    size_t start = p_;
-    eat('-');
-    if (eat('0')) {
-    } else if (digit()) {
-      while (digit()) ++p_;
-    } else {
-      error("bad number");
-    }
-    if (eat('.')) {
-      if (!digit()) error("bad number");
-      while (digit()) ++p_;
-    }
-    if (eat('e') || eat('E')) {
-      if (!eat('+')) eat('-');
-      if (!digit()) error("bad number");
-      while (digit()) ++p_;
-    }
-    return std::string(s_.substr(start, p_ - start));
-  }
-
-  unsigned hex4() {
-    if (p_ + 4 > s_.size()) error("truncated \\u escape");
-    unsigned v = 0;
-    for (int i = 0; i < 4; ++i) {
-      char c = s_[p_++];
-      v <<= 4;
-      if (c >= '0' && c <= '9') v |= c - '0';
-      else if (c >= 'a' && c <= 'f') v |= c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') v |= c - 'A' + 10;
-      else error("bad \\u escape");
-    }
-    return v;
-  }
-
-  static void utf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) {
-      out += char(cp);
-    } else if (cp < 0x800) {
-      out += char(0xC0 | (cp >> 6));
-      out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += char(0xE0 | (cp >> 12));
-      out += char(0x80 | ((cp >> 6) & 0x3F));
-      out += char(0x80 | (cp & 0x3F));
-    } else {
-      out += char(0xF0 | (cp >> 18));
-      out += char(0x80 | ((cp >> 12) & 0x3F));
-      out += char(0x80 | ((cp >> 6) & 0x3F));
-      out += char(0x80 | (cp & 0x3F));
-    }
-  }
-
-  std::string string() {
-    expect('"');
-    std::string out;
-    for (;;) {
-      if (p_ >= s_.size()) error("unterminated string");
-      unsigned char c = s_[p_++];
-      if (c == '"') return out;
-      if (c < 0x20) error("control character in string");
-      if (c != '\\') {
-        out += char(c);
-        continue;
-      }
-      if (p_ >= s_.size()) error("unterminated string");
-      switch (s_[p_++]) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': {
-          unsigned cp = hex4();
-          if (cp >= 0xD800 && cp < 0xDC00) {  // a high surrogate must be followed by a low one
-            if (!(eat('\\') && eat('u'))) error("lone surrogate in \\u escape");
-            unsigned lo = hex4();
-            if (lo < 0xDC00 || lo >= 0xE000) error("lone surrogate in \\u escape");
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-          } else if (cp >= 0xDC00 && cp < 0xE000) {
-            error("lone surrogate in \\u escape");
-          }
-          utf8(out, cp);
-          break;
-        }
-        default: error("bad escape in string");
-      }
-    }
-  }
-};
+}
 
 // A non-negative integer JSON number, or nullopt.
-std::optional<uint64_t> asUint(const JValue& v) {
-  if (v.kind != JValue::Number || v.text.empty() || v.text.size() > 19) return std::nullopt;
+std::optional<uint64_t> asUint(const JsonValue& v) {
+  if (v.kind != JsonValue::Number || v.text.empty() || v.text.size() > 19) return std::nullopt;
   uint64_t n = 0;
   for (char c : v.text) {
     if (c < '0' || c > '9') return std::nullopt;
     n = n * 10 + uint64_t(c - '0');
   }
   return n;
-}
-
-std::string jsonQuote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += char(c);
-    }
-  }
-  return out + "\"";
 }
 
 std::string shapeStr(const std::vector<int64_t>& s) {
@@ -344,29 +133,29 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
   std::string_view header(reinterpret_cast<const char*>(map->ptr + 8), n);
   const uint64_t dataSize = size - 8 - n;
 
-  JValue root = JsonParser(header, path).parseDocument();
-  if (root.kind != JValue::Object) fail(path, "the header is not a JSON object");
+  JsonValue root = parseHeaderJson(header, path);
+  if (root.kind != JsonValue::Object) fail(path, "the header is not a JSON object");
   for (auto& [name, v] : root.members) {
     if (name == "__metadata__") {
-      if (v.kind != JValue::Object) fail(path, "__metadata__ must be an object of strings");
+      if (v.kind != JsonValue::Object) fail(path, "__metadata__ must be an object of strings");
       for (auto& [k, mv] : v.members) {
-        if (mv.kind != JValue::String) fail(path, "__metadata__ value \"" + k + "\" is not a string");
+        if (mv.kind != JsonValue::String) fail(path, "__metadata__ value \"" + k + "\" is not a string");
         f.metadata_[k] = mv.text;
       }
       continue;
     }
     auto bad = [&](const std::string& msg) { fail(path, "tensor \"" + name + "\": " + msg); };
-    if (v.kind != JValue::Object) bad("entry is not an object");
+    if (v.kind != JsonValue::Object) bad("entry is not an object");
     TensorInfo t;
     t.name = name;
     bool hasDtype = false, hasShape = false, hasOffsets = false;
     for (auto& [k, fv] : v.members) {
       if (k == "dtype") {
-        if (fv.kind != JValue::String) bad("dtype is not a string");
+        if (fv.kind != JsonValue::String) bad("dtype is not a string");
         t.dtype = fv.text;
         hasDtype = true;
       } else if (k == "shape") {
-        if (fv.kind != JValue::Array) bad("shape is not an array");
+        if (fv.kind != JsonValue::Array) bad("shape is not an array");
         for (auto& d : fv.items) {
           auto u = asUint(d);
           if (!u || *u > uint64_t(std::numeric_limits<int64_t>::max())) bad("shape holds a non-integer or negative dimension");
@@ -374,7 +163,7 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
         }
         hasShape = true;
       } else if (k == "data_offsets") {
-        if (fv.kind != JValue::Array || fv.items.size() != 2) bad("data_offsets is not [begin, end]");
+        if (fv.kind != JsonValue::Array || fv.items.size() != 2) bad("data_offsets is not [begin, end]");
         auto b = asUint(fv.items[0]), e = asUint(fv.items[1]);
         if (!b || !e) bad("data_offsets holds a non-integer or negative value");
         t.begin = *b;
@@ -458,17 +247,17 @@ SafetensorsSet SafetensorsSet::open(const std::string& path) {
   std::ifstream in(indexPath, std::ios::binary);
   if (!in) fail(ip, "cannot open the index");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  JValue root = JsonParser(text, ip).parseDocument();
-  const JValue* map = nullptr;
-  if (root.kind == JValue::Object)
+  JsonValue root = parseHeaderJson(text, ip);
+  const JsonValue* map = nullptr;
+  if (root.kind == JsonValue::Object)
     for (auto& [k, v] : root.members)
       if (k == "weight_map") map = &v;
-  if (!map || map->kind != JValue::Object) fail(ip, "no \"weight_map\" object");
+  if (!map || map->kind != JsonValue::Object) fail(ip, "no \"weight_map\" object");
 
   SafetensorsSet s;
   std::map<std::string, size_t> fileIndex;
   for (auto& [name, v] : map->members) {
-    if (v.kind != JValue::String) fail(ip, "weight_map entry \"" + name + "\" is not a file name");
+    if (v.kind != JsonValue::String) fail(ip, "weight_map entry \"" + name + "\" is not a file name");
     // Shards live beside the index: no absolute paths, no way out of its folder.
     if (std::filesystem::path(v.text).is_absolute() || v.text.find("..") != std::string::npos || v.text.empty())
       fail(ip, "weight_map entry \"" + name + "\" names \"" + v.text + "\", which is not a file beside the index");
@@ -595,7 +384,7 @@ void writeSafetensors(const std::string& path, const std::vector<TensorData>& te
   bool first = true;
   if (!metadata.empty()) {
     header += "\"__metadata__\":{";
-    for (auto& [k, v] : metadata) header += (first ? "" : ",") + jsonQuote(k) + ":" + jsonQuote(v), first = false;
+    for (auto& [k, v] : metadata) header += (first ? "" : ",") + jsonQuoted(k) + ":" + jsonQuoted(v), first = false;
     header += "}";
     first = false;
   }
@@ -613,7 +402,7 @@ void writeSafetensors(const std::string& path, const std::vector<TensorData>& te
     if (uint64_t(n) * *esize != t.data.size())
       fail(path, "tensor \"" + t.name + "\": " + std::to_string(t.data.size()) + " bytes for shape " +
                      shapeStr(t.shape) + " of " + t.dtype);
-    header += std::string(first ? "" : ",") + jsonQuote(t.name) + ":{\"dtype\":\"" + t.dtype + "\",\"shape\":" +
+    header += std::string(first ? "" : ",") + jsonQuoted(t.name) + ":{\"dtype\":\"" + t.dtype + "\",\"shape\":" +
               shapeStr(t.shape) + ",\"data_offsets\":[" + std::to_string(at) + "," +
               std::to_string(at + t.data.size()) + "]}";
     first = false;

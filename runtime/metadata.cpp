@@ -1,0 +1,304 @@
+#include "runtime/metadata.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <set>
+
+#include "runtime/json.h"
+
+namespace mk::runtime {
+
+const std::vector<std::string> kKernelParams = {"weights", "state", "activations", "sync",
+                                                "error",   "inputs", "epoch",      "timeout"};
+
+const char* arenaName(Arena a) {
+  switch (a) {
+    case Arena::Weights: return "weights";
+    case Arena::State: return "state";
+    case Arena::Activations: return "activations";
+  }
+  return "?";
+}
+
+int KernelMetadata::find(const std::string& name) const {
+  auto it = byName_.find(name);
+  return it == byName_.end() ? -1 : it->second;
+}
+
+namespace {
+
+// Field access with errors that say where: `where` is a JSON path like "tensors[3] (\"x\")".
+class Reader {
+ public:
+  explicit Reader(const std::string& path) : path_(path) {}
+
+  [[noreturn]] void fail(const std::string& msg) const { throw MetadataError(path_ + ": malformed metadata: " + msg); }
+
+  const JsonValue& need(const JsonValue& obj, const char* key, const std::string& where) const {
+    const JsonValue* v = obj.get(key);
+    if (!v) fail(where + "missing \"" + key + "\"");
+    return *v;
+  }
+
+  std::string string(const JsonValue& v, const std::string& what, bool nonEmpty = true) const {
+    if (v.kind != JsonValue::String) fail(what + " is " + jsonKindName(v.kind) + ", not a string");
+    if (nonEmpty && v.text.empty()) fail(what + " is empty");
+    return v.text;
+  }
+
+  int64_t integer(const JsonValue& v, const std::string& what, int64_t lo, int64_t hi) const {
+    if (v.kind != JsonValue::Number) fail(what + " is " + jsonKindName(v.kind) + ", not an integer");
+    auto n = jsonInt64(v);
+    if (!n) fail(what + " is " + v.text + ", not an integer");
+    if (*n < lo || *n > hi)
+      fail(what + " is " + v.text + "; expected " + (hi == std::numeric_limits<int64_t>::max()
+                                                        ? "at least " + std::to_string(lo)
+                                                        : std::to_string(lo) + " to " + std::to_string(hi)));
+    return *n;
+  }
+
+  bool boolean(const JsonValue& v, const std::string& what) const {
+    if (v.kind != JsonValue::Bool) fail(what + " is " + jsonKindName(v.kind) + ", not true or false");
+    return v.b;
+  }
+
+  const JsonValue& array(const JsonValue& v, const std::string& what) const {
+    if (v.kind != JsonValue::Array) fail(what + " is " + jsonKindName(v.kind) + ", not an array");
+    return v;
+  }
+
+  const JsonValue& object(const JsonValue& v, const std::string& what) const {
+    if (v.kind != JsonValue::Object) fail(what + " is " + jsonKindName(v.kind) + ", not an object");
+    return v;
+  }
+
+ private:
+  const std::string& path_;
+};
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
+
+}  // namespace
+
+KernelMetadata parseMetadata(std::string_view text, const std::string& path) {
+  JsonValue root;
+  try {
+    root = parseJson(text);
+  } catch (const JsonError& e) {
+    throw MetadataError(path + ": malformed JSON at byte " + std::to_string(e.offset()) + ": " + e.what());
+  }
+  Reader rd(path);
+  if (root.kind != JsonValue::Object) rd.fail(std::string("the document is ") + jsonKindName(root.kind) + ", not an object");
+  auto key = [](const char* k) { return std::string("\"") + k + "\""; };
+
+  {
+    const JsonValue* format = root.get("format");
+    if (!format || format->kind != JsonValue::String || format->text != "mkdsl-kernel-metadata")
+      throw MetadataError(path + ": not mkdsl kernel metadata (\"format\" must be \"mkdsl-kernel-metadata\"; "
+                                 "`mkdsl build F.mk -o F.ptx` writes it as F.meta.json)");
+    const JsonValue& version = rd.need(root, "version", "");
+    if (version.kind != JsonValue::Number || version.text != "1")
+      throw MetadataError(path + ": metadata version " + (version.kind == JsonValue::Number ? version.text : "?") +
+                          " is not supported; this runtime reads version 1");
+  }
+
+  KernelMetadata m;
+  auto optString = [&](const char* k, std::string& out) {
+    if (const JsonValue* v = root.get(k)) out = rd.string(*v, key(k), false);
+  };
+  optString("program", m.program);
+  optString("config", m.config);
+  optString("target", m.target);
+  m.arch = rd.string(rd.need(root, "arch", ""), key("arch"));
+  m.entry = rd.string(rd.need(root, "entry", ""), key("entry"));
+  m.grid = int(rd.integer(rd.need(root, "grid", ""), key("grid"), 1, kMaxInt));
+  m.block = int(rd.integer(rd.need(root, "block", ""), key("block"), 1, 1024));
+  if (const JsonValue* v = root.get("compute_threads")) m.computeThreads = int(rd.integer(*v, key("compute_threads"), 0, m.block));
+  if (const JsonValue* v = root.get("loader_warp")) m.loaderWarp = rd.boolean(*v, key("loader_warp"));
+  if (const JsonValue* v = root.get("ring_slots")) m.ringSlots = int(rd.integer(*v, key("ring_slots"), 0, kMaxInt));
+  if (const JsonValue* v = root.get("ring_slot_bytes")) m.ringSlotBytes = rd.integer(*v, key("ring_slot_bytes"), 0, kMaxInt);
+  m.dynamicSmemBytes = rd.integer(rd.need(root, "dynamic_smem_bytes", ""), key("dynamic_smem_bytes"), 0, kMaxInt);
+  m.syncCounters = rd.integer(rd.need(root, "sync_counters", ""), key("sync_counters"), 0, kMaxInt / 4);
+  if (const JsonValue* v = root.get("sync_bytes")) {
+    int64_t b = rd.integer(*v, key("sync_bytes"), 0, kMax);
+    if (b != m.syncCounters * 4)
+      rd.fail("\"sync_bytes\" is " + std::to_string(b) + " but " + std::to_string(m.syncCounters) + " u32 counters take " +
+              std::to_string(m.syncCounters * 4));
+  }
+  m.errorWords = int(rd.integer(rd.need(root, "error_words", ""), key("error_words"), ErrWords, 1 << 20));
+
+  {
+    const JsonValue& params = rd.array(rd.need(root, "params", ""), key("params"));
+    std::vector<std::string> names;
+    for (size_t i = 0; i < params.items.size(); ++i)
+      names.push_back(rd.string(params.items[i], "\"params\"[" + std::to_string(i) + "]"));
+    if (names != kKernelParams) {
+      auto list = [](const std::vector<std::string>& v) {
+        std::string s;
+        for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+        return s;
+      };
+      throw MetadataError(path + ": the kernel takes parameters (" + list(names) + "); this runtime passes (" +
+                          list(kKernelParams) + "): rebuild the kernel with a matching mkdsl");
+    }
+  }
+
+  {
+    const JsonValue& arenas = rd.object(rd.need(root, "arenas", ""), key("arenas"));
+    for (const JsonMember& a : arenas.members)
+      if (a.first != "weights" && a.first != "state" && a.first != "activations")
+        rd.fail("\"arenas\" has an unknown arena \"" + a.first + "\" (expected weights, state, activations)");
+    for (Arena a : {Arena::Weights, Arena::State, Arena::Activations}) {
+      const std::string k = std::string("\"arenas\".") + arenaName(a);
+      m.arenaBytes[int(a)] = uint64_t(rd.integer(rd.need(arenas, arenaName(a), "\"arenas\": "), k, 0, kMax));
+    }
+  }
+
+  const JsonValue& tensors = rd.array(rd.need(root, "tensors", ""), key("tensors"));
+  for (size_t i = 0; i < tensors.items.size(); ++i) {
+    std::string where = "\"tensors\"[" + std::to_string(i) + "]";
+    const JsonValue& tv = rd.object(tensors.items[i], where);
+    TensorMeta t;
+    t.name = rd.string(rd.need(tv, "name", where + ": "), where + ".name");
+    where += " (\"" + t.name + "\")";
+    const std::string at = where + ": ";
+    if (m.byName_.count(t.name)) rd.fail(at + "a second tensor of this name");
+
+    const std::string kind = rd.string(rd.need(tv, "kind", at), where + ".kind");
+    if (kind == "weight") t.kind = TensorMeta::Weight;
+    else if (kind == "state") t.kind = TensorMeta::State;
+    else if (kind == "activation") t.kind = TensorMeta::Activation;
+    else if (kind == "input") t.kind = TensorMeta::Input;
+    else rd.fail(at + "kind \"" + kind + "\" is not weight, state, activation or input");
+
+    const std::string dtype = rd.string(rd.need(tv, "dtype", at), where + ".dtype");
+    auto dt = parseElemType(dtype);
+    if (!dt) rd.fail(at + "dtype \"" + dtype + "\" is not bf16, f16, f32, i32 or bool");
+    t.dtype = *dt;
+
+    const JsonValue& shape = rd.array(rd.need(tv, "shape", at), where + ".shape");
+    unsigned __int128 elems = 1;
+    for (size_t d = 0; d < shape.items.size(); ++d) {
+      t.shape.push_back(rd.integer(shape.items[d], where + ".shape[" + std::to_string(d) + "]", 0, kMax));
+      elems *= uint64_t(t.shape.back());
+      if (elems > (unsigned __int128)(1) << 56) rd.fail(at + "the shape " + shapeString(t.shape) + " is too large");
+    }
+
+    const std::string layout = rd.string(rd.need(tv, "layout", at), where + ".layout");
+    auto lay = parseLayout(layout);
+    if (!lay)
+      rd.fail(at + "layout \"" + layout +
+              "\" is not row_major, col_major, tiled(R, C), interleave(R), padded(P) or swizzle(B)");
+    if (auto problem = layoutProblem(*lay, t.shape); !problem.empty())
+      rd.fail(at + "layout \"" + layout + "\" does not fit the shape " + shapeString(t.shape) + ": " + problem);
+    t.layout = *lay;
+
+    const JsonValue& arena = rd.need(tv, "arena", at);
+    if (arena.kind == JsonValue::Null) rd.fail(at + "no arena: the kernel gave this tensor no memory");
+    const std::string an = rd.string(arena, where + ".arena");
+    if (an == "weights") t.arena = Arena::Weights;
+    else if (an == "state") t.arena = Arena::State;
+    else if (an == "activations") t.arena = Arena::Activations;
+    else rd.fail(at + "arena \"" + an + "\" is not weights, state or activations");
+    const JsonValue& offset = rd.need(tv, "offset", at);
+    if (offset.kind == JsonValue::Null) rd.fail(at + "no offset: the kernel gave this tensor no memory");
+    t.offset = uint64_t(rd.integer(offset, where + ".offset", 0, kMax));
+    t.bytes = uint64_t(rd.integer(rd.need(tv, "bytes", at), where + ".bytes", 0, kMax));
+    if (t.bytes < t.storageBytes())
+      rd.fail(at + std::to_string(t.bytes) + " bytes are too few for " + elemTypeName(t.dtype) + shapeString(t.shape) + " " +
+              t.layout.str() + " (" + std::to_string(t.storageBytes()) + " bytes)");
+    const uint64_t arenaSize = m.arenaBytes[int(t.arena)];
+    if (t.offset > arenaSize || t.bytes > arenaSize - t.offset)
+      rd.fail(at + "bytes " + std::to_string(t.offset) + " .. " + std::to_string(t.offset + t.bytes) + " lie outside the " +
+              an + " arena (" + std::to_string(arenaSize) + " bytes)");
+    if (t.offset % elemTypeBytes(t.dtype) != 0)
+      rd.fail(at + "offset " + std::to_string(t.offset) + " is not aligned to its " + std::to_string(elemTypeBytes(t.dtype)) +
+              "-byte elements");
+
+    if (t.kind == TensorMeta::Weight) {
+      if (t.arena != Arena::Weights) rd.fail(at + "a weight outside the weights arena");
+      const JsonValue& sources = rd.array(rd.need(tv, "sources", at), where + ".sources");
+      for (size_t s = 0; s < sources.items.size(); ++s)
+        t.sources.push_back(rd.string(sources.items[s], where + ".sources[" + std::to_string(s) + "]"));
+    }
+    m.byName_[t.name] = int(m.tensors.size());
+    m.tensors.push_back(std::move(t));
+  }
+
+  auto tensorRef = [&](const JsonValue& v, const std::string& what, bool nullable) -> int {
+    if (nullable && v.kind == JsonValue::Null) return -1;
+    const std::string name = rd.string(v, what);
+    int id = m.find(name);
+    if (id < 0) rd.fail(what + " names \"" + name + "\", which is not in \"tensors\"");
+    return id;
+  };
+
+  const JsonValue& inputs = rd.array(rd.need(root, "inputs", ""), key("inputs"));
+  std::set<std::string> seen;
+  for (size_t i = 0; i < inputs.items.size(); ++i) {
+    const std::string where = "\"inputs\"[" + std::to_string(i) + "]";
+    const JsonValue& iv = rd.object(inputs.items[i], where);
+    InputMeta in;
+    in.name = rd.string(rd.need(iv, "name", where + ": "), where + ".name");
+    if (!seen.insert(in.name).second) rd.fail(where + ": a second input named \"" + in.name + "\"");
+    const std::string dtype = rd.string(rd.need(iv, "dtype", where + ": "), where + ".dtype");
+    auto dt = parseElemType(dtype);
+    if (!dt) rd.fail(where + ": dtype \"" + dtype + "\" is not bf16, f16, f32, i32 or bool");
+    in.dtype = *dt;
+    const JsonValue* tensor = iv.get("tensor");
+    in.tensor = tensor ? tensorRef(*tensor, where + ".tensor", true) : -1;
+    m.inputs.push_back(std::move(in));
+  }
+
+  const JsonValue& outputs = rd.array(rd.need(root, "outputs", ""), key("outputs"));
+  seen.clear();
+  for (size_t i = 0; i < outputs.items.size(); ++i) {
+    const std::string where = "\"outputs\"[" + std::to_string(i) + "]";
+    const JsonValue& ov = rd.object(outputs.items[i], where);
+    OutputMeta out;
+    out.name = rd.string(rd.need(ov, "name", where + ": "), where + ".name");
+    if (!seen.insert(out.name).second) rd.fail(where + ": a second output named \"" + out.name + "\"");
+    out.tensor = tensorRef(rd.need(ov, "tensor", where + ": "), where + ".tensor", false);
+    m.outputs.push_back(std::move(out));
+  }
+  return m;
+}
+
+std::string readWholeFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw FileError(path + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw FileError(path + ": not a regular file");
+  }
+  std::string out(size_t(st.st_size), '\0');
+  size_t got = 0;
+  while (got < out.size()) {
+    ssize_t r = ::read(fd, out.data() + got, out.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += size_t(r);
+  }
+  ::close(fd);
+  if (got != out.size()) throw FileError(path + ": cannot read the file (it changed size while being read?)");
+  return out;
+}
+
+KernelMetadata readMetadata(const std::string& path) {
+  std::string text;
+  try {
+    text = readWholeFile(path);
+  } catch (const FileError& e) {
+    throw MetadataError(e.what());
+  }
+  return parseMetadata(text, path);
+}
+
+}  // namespace mk::runtime

@@ -1,0 +1,596 @@
+// The mkrt C API (mkrt.h): one compiled megakernel on one GPU, through the CUDA driver API
+// (cuda_driver.h, loaded at run time). Launch ABI: backend/backend.h LaunchInfo, restated in
+// metadata.h; everything about the program comes from the metadata sidecar.
+#include "runtime/mkrt.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/cuda_driver.h"
+#include "runtime/metadata.h"
+#include "runtime/safetensors.h"
+#include "runtime/weights.h"
+
+using namespace mk::runtime;
+using namespace mk::runtime::cu;
+
+namespace {
+
+// A failed call: its status and message. Thrown inside the implementation, caught at the API.
+struct Failure {
+  mkrt_status status;
+  std::string message;
+};
+
+[[noreturn]] void failWith(mkrt_status s, std::string msg) { throw Failure{s, std::move(msg)}; }
+
+mkrt_dtype toApi(ElemType t) {
+  switch (t) {
+    case ElemType::BF16: return MKRT_BF16;
+    case ElemType::F16: return MKRT_F16;
+    case ElemType::F32: return MKRT_F32;
+    case ElemType::I32: return MKRT_I32;
+    case ElemType::Bool: return MKRT_BOOL;
+  }
+  return MKRT_F32;
+}
+
+// "sm_90a" -> {9, 0, 'a'}; nullopt for anything else (then only the driver checks).
+struct Arch {
+  int major = 0, minor = 0;
+  char suffix = 0;
+};
+std::optional<Arch> parseArch(const std::string& s) {
+  if (s.size() < 5 || s.compare(0, 3, "sm_") != 0) return std::nullopt;
+  size_t end = s.size();
+  Arch a;
+  if (s.back() == 'a' || s.back() == 'f') a.suffix = s.back(), --end;
+  if (end - 3 < 2) return std::nullopt;
+  int v = 0;
+  for (size_t i = 3; i < end; ++i) {
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+    v = v * 10 + (s[i] - '0');
+  }
+  a.major = v / 10;
+  a.minor = v % 10;
+  return a;
+}
+
+// The word after ".target" in PTX text ("sm_90a"), or "".
+std::string ptxTarget(const std::string& ptx) {
+  size_t p = ptx.find(".target");
+  if (p == std::string::npos) return "";
+  p += 7;
+  while (p < ptx.size() && (ptx[p] == ' ' || ptx[p] == '\t')) ++p;
+  size_t e = p;
+  while (e < ptx.size() && (isalnum(static_cast<unsigned char>(ptx[e])) || ptx[e] == '_')) ++e;
+  return ptx.substr(p, e - p);
+}
+
+// Whether the PTX text defines kernel `entry` (".entry mk_step(").
+bool ptxHasEntry(const std::string& ptx, const std::string& entry) {
+  for (size_t p = ptx.find(".entry"); p != std::string::npos; p = ptx.find(".entry", p + 6)) {
+    size_t q = p + 6;
+    while (q < ptx.size() && (ptx[q] == ' ' || ptx[q] == '\t')) ++q;
+    if (ptx.compare(q, entry.size(), entry) == 0) {
+      size_t r = q + entry.size();
+      if (r >= ptx.size() || ptx[r] == '(' || ptx[r] == ' ' || ptx[r] == '\t' || ptx[r] == '\n' || ptx[r] == '\r') return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+struct mkrt_model {
+  KernelMetadata meta;
+  std::string ptxPath, metaPath;
+  std::shared_ptr<const Driver> drv;
+  CUcontext ctx = nullptr;
+  CUmodule module = nullptr;
+  CUfunction fn = nullptr;
+  CUdeviceptr arena[3] = {0, 0, 0};
+  CUdeviceptr sync = 0, error = 0, inputs = 0;
+  CUevent start = nullptr, stop = nullptr;
+  std::string device;
+
+  uint64_t timeoutNs = 2000000000ull;
+  uint64_t steps = 0;
+  bool weightsLoaded = false;
+  std::string broken;  // why steps are refused until mkrt_reset ("" when fine)
+  bool contextLost = false;
+  double lastMs = 0;
+  std::string lastError;
+
+  std::vector<mkrt_tensor_info> inInfo, outInfo;
+
+  ~mkrt_model() {
+    if (!drv || !ctx) return;
+    drv->ctxSetCurrent(ctx);
+    if (start) drv->eventDestroy(start);
+    if (stop) drv->eventDestroy(stop);
+    for (CUdeviceptr p : {arena[0], arena[1], arena[2], sync, error, inputs})
+      if (p) drv->memFree(p);
+    if (module) drv->moduleUnload(module);
+    drv->ctxDestroy(ctx);
+  }
+
+  void check(CUresult r, const std::string& what) const {
+    if (r != CUDA_SUCCESS) failWith(MKRT_ERR_DRIVER, what + " failed: " + drv->describe(r));
+  }
+  void makeCurrent() const { check(drv->ctxSetCurrent(ctx), "cuCtxSetCurrent"); }
+
+  CUdeviceptr alloc(uint64_t bytes, const std::string& what) {
+    CUdeviceptr p = 0;
+    CUresult r = drv->memAlloc(&p, size_t(std::max<uint64_t>(bytes, 256)));
+    if (r != CUDA_SUCCESS)
+      failWith(MKRT_ERR_DRIVER, "cannot allocate " + std::to_string(bytes) + " bytes for the " + what + " on " + device + ": " +
+                                    drv->describe(r));
+    check(drv->memsetD8(p, 0, size_t(std::max<uint64_t>(bytes, 256))), "cuMemsetD8 (" + what + ")");
+    return p;
+  }
+
+  CUdeviceptr tensorPtr(const TensorMeta& t) const { return arena[int(t.arena)] + t.offset; }
+
+  void upload(const TensorMeta& t, const std::vector<uint8_t>& storage) {
+    check(drv->memcpyHtoD(tensorPtr(t), storage.data(), storage.size()), "copying '" + t.name + "' to the GPU");
+  }
+};
+
+namespace {
+
+void open(mkrt_model& m, const char* ptxPath, const char* metaPath, int device) {
+  if (!ptxPath || !metaPath) failWith(MKRT_ERR_ARGUMENT, "mkrt_open: the PTX and metadata paths must not be NULL");
+  m.ptxPath = ptxPath;
+  m.metaPath = metaPath;
+  // The files first: their errors do not need a GPU.
+  try {
+    m.meta = readMetadata(m.metaPath);
+  } catch (const MetadataError& e) {
+    failWith(MKRT_ERR_FILE, e.what());
+  }
+  const KernelMetadata& md = m.meta;
+  std::string image;
+  try {
+    image = readWholeFile(m.ptxPath);
+  } catch (const FileError& e) {
+    failWith(MKRT_ERR_FILE, e.what());
+  }
+  if (image.empty()) failWith(MKRT_ERR_FILE, m.ptxPath + ": the file is empty");
+  const bool cubin = image.compare(0, 4, "\x7f" "ELF") == 0;
+  if (!cubin) {
+    if (!ptxHasEntry(image, md.entry))
+      failWith(MKRT_ERR_FILE, m.ptxPath + ": no kernel `" + md.entry + "` (the entry " + m.metaPath +
+                                  " names) in this PTX: are the two files from the same build?");
+    std::string target = ptxTarget(image);
+    if (!target.empty() && target != md.arch)
+      failWith(MKRT_ERR_FILE, m.ptxPath + " is built for " + target + " but " + m.metaPath + " says " + md.arch +
+                                  ": the two files are from different builds");
+    image.push_back('\0');  // the driver reads PTX as a C string
+  }
+  if (device < 0) failWith(MKRT_ERR_ARGUMENT, "device " + std::to_string(device) + " is not a device index");
+
+  std::string why;
+  m.drv = loadDriver(why);
+  if (!m.drv) failWith(MKRT_ERR_DRIVER, why);
+  const Driver& d = *m.drv;
+  if (CUresult r = d.init(0); r != CUDA_SUCCESS)
+    failWith(MKRT_ERR_DRIVER, (r == CUDA_ERROR_NO_DEVICE ? "no CUDA device on this machine: cuInit: "
+                                                         : "the CUDA driver does not initialize: cuInit: ") +
+                                  d.describe(r));
+  int count = 0;
+  m.check(d.deviceGetCount(&count), "cuDeviceGetCount");
+  if (device >= count)
+    failWith(MKRT_ERR_ARGUMENT, "there is no CUDA device " + std::to_string(device) + " (this machine has " +
+                                    std::to_string(count) + ")");
+  CUdevice dev = 0;
+  m.check(d.deviceGet(&dev, device), "cuDeviceGet");
+  char name[256] = {};
+  m.check(d.deviceGetName(name, sizeof name - 1, dev), "cuDeviceGetName");
+  auto attr = [&](CUdevice_attribute a, const char* what) {
+    int v = 0;
+    m.check(d.deviceGetAttribute(&v, a, dev), std::string("cuDeviceGetAttribute(") + what + ")");
+    return v;
+  };
+  const int ccMajor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "compute capability");
+  const int ccMinor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "compute capability");
+  const int sms = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "SM count");
+  const int smemOptin = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "shared memory");
+  const std::string devArch = "sm_" + std::to_string(ccMajor) + std::to_string(ccMinor);
+  m.device = "device " + std::to_string(device) + " (" + name + ", " + devArch + ", " + std::to_string(sms) + " SMs)";
+
+  // The kernel's architecture against the device's (before the driver's less telling error).
+  if (auto a = parseArch(md.arch)) {
+    const bool exact = a->suffix == 'a', family = a->suffix == 'f';
+    const bool ok = exact    ? ccMajor == a->major && ccMinor == a->minor
+                    : family ? ccMajor == a->major && ccMinor >= a->minor
+                             : ccMajor > a->major || (ccMajor == a->major && ccMinor >= a->minor);
+    if (!ok)
+      failWith(MKRT_ERR_KERNEL, "the kernel is built for " + md.arch + " (" +
+                                    (exact ? "compute capability " + std::to_string(a->major) + "." + std::to_string(a->minor) + " only"
+                                           : "compute capability " + std::to_string(a->major) + "." + std::to_string(a->minor) + " or newer") +
+                                    ") but " + m.device + " is " + devArch +
+                                    ": rebuild it for this GPU (mkdsl build --gpu NAME --target ARCH)");
+  }
+
+  m.check(d.ctxCreate(&m.ctx, 0, dev), "cuCtxCreate on " + m.device);
+
+  // The module: PTX is JIT-compiled here; its log explains a rejection.
+  std::vector<char> errLog(16384, 0), infoLog(16384, 0);
+  CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
+                         CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void* vals[] = {errLog.data(), reinterpret_cast<void*>(uintptr_t(errLog.size() - 1)), infoLog.data(),
+                  reinterpret_cast<void*>(uintptr_t(infoLog.size() - 1))};
+  if (CUresult r = d.moduleLoadDataEx(&m.module, image.data(), 4, opts, vals); r != CUDA_SUCCESS) {
+    m.module = nullptr;
+    std::string log(errLog.data(), strnlen(errLog.data(), errLog.size()));
+    while (!log.empty() && (log.back() == '\n' || log.back() == ' ')) log.pop_back();
+    int version = 0;
+    d.driverGetVersion(&version);
+    std::string msg = "the CUDA driver rejected " + m.ptxPath + " on " + m.device + ": " + d.describe(r);
+    if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
+      msg += "; the driver supports CUDA " + std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10) +
+             ", older than the PTX ISA this file uses";
+    if (!log.empty()) msg += "\n" + log;
+    failWith(MKRT_ERR_KERNEL, msg);
+  }
+  if (CUresult r = d.moduleGetFunction(&m.fn, m.module, md.entry.c_str()); r != CUDA_SUCCESS)
+    failWith(MKRT_ERR_KERNEL, m.ptxPath + ": no kernel `" + md.entry + "` in the module: " + d.describe(r));
+
+  if (md.dynamicSmemBytes > smemOptin)
+    failWith(MKRT_ERR_KERNEL, "the kernel needs " + std::to_string(md.dynamicSmemBytes) +
+                                  " bytes of dynamic shared memory per block; " + m.device + " allows " +
+                                  std::to_string(smemOptin) + ": rebuild it for this GPU");
+  if (md.dynamicSmemBytes > 48 * 1024)
+    m.check(d.funcSetAttribute(m.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(md.dynamicSmemBytes)),
+            "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = " + std::to_string(md.dynamicSmemBytes) + ")");
+  // A persistent kernel's blocks wait for each other: all of them must be resident at once.
+  int perSm = 0;
+  m.check(d.occupancyMaxActiveBlocksPerMultiprocessor(&perSm, m.fn, md.block, size_t(md.dynamicSmemBytes)),
+          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  if (int64_t(perSm) * sms < md.grid)
+    failWith(MKRT_ERR_KERNEL, "the kernel's " + std::to_string(md.grid) + " blocks (" + std::to_string(md.block) +
+                                  " threads, " + std::to_string(md.dynamicSmemBytes) +
+                                  " bytes of dynamic shared memory each) must all be resident at once, but " + m.device +
+                                  " holds " + std::to_string(perSm) + " per SM (" + std::to_string(int64_t(perSm) * sms) +
+                                  " in all): rebuild it for this GPU (mkdsl build --gpu NAME, or --sms N)");
+
+  static const char* const arenaWhat[] = {"weights arena", "state arena", "activations arena"};
+  for (int a = 0; a < 3; ++a) m.arena[a] = m.alloc(md.arenaBytes[a], arenaWhat[a]);
+  m.sync = m.alloc(uint64_t(md.syncCounters) * 4, "sync counters");
+  m.error = m.alloc(uint64_t(md.errorWords) * 4, "error record");
+  m.inputs = m.alloc(std::max<uint64_t>(md.inputs.size(), 1) * 4, "step inputs");
+  m.check(d.eventCreate(&m.start, CU_EVENT_DEFAULT), "cuEventCreate");
+  m.check(d.eventCreate(&m.stop, CU_EVENT_DEFAULT), "cuEventCreate");
+  m.check(d.ctxSynchronize(), "cuCtxSynchronize");
+
+  auto info = [&](const std::string& name, int tensor, ElemType dtype) {
+    mkrt_tensor_info i{};
+    i.name = name.c_str();
+    i.dtype = toApi(dtype);
+    if (tensor >= 0) {
+      const TensorMeta& t = md.tensors[size_t(tensor)];
+      i.tensor = t.name.c_str();
+      i.rank = int(t.shape.size());
+      i.shape = t.shape.data();
+      i.elements = size_t(t.elements());
+    } else {
+      i.tensor = "";
+      i.elements = 1;
+    }
+    return i;
+  };
+  for (const InputMeta& in : md.inputs) m.inInfo.push_back(info(in.name, in.tensor, in.dtype));
+  for (const OutputMeta& out : md.outputs) m.outInfo.push_back(info(out.name, out.tensor, md.tensors[size_t(out.tensor)].dtype));
+}
+
+// Loads weights through `storage(spec)`.
+template <typename F>
+void loadAll(mkrt_model& m, F&& storage) {
+  m.makeCurrent();
+  m.weightsLoaded = false;
+  for (const TensorMeta& t : m.meta.tensors) {
+    if (t.kind != TensorMeta::Weight) continue;
+    WeightSpec w{t.name, t.dtype, t.shape, t.layout, t.sources};
+    std::vector<uint8_t> bytes;
+    try {
+      bytes = storage(w);
+    } catch (const WeightError& e) {
+      failWith(MKRT_ERR_WEIGHTS, e.what());
+    } catch (const SafetensorsError& e) {
+      failWith(MKRT_ERR_FILE, e.what());
+    }
+    m.upload(t, bytes);
+  }
+  m.check(m.drv->ctxSynchronize(), "cuCtxSynchronize");
+  m.weightsLoaded = true;
+}
+
+std::string timeoutMessage(const mkrt_model& m, const uint32_t* w) {
+  const std::string task = "task " + std::to_string(w[ErrTask]), sm = "SM " + std::to_string(w[ErrSm]);
+  std::string what;
+  switch (w[ErrKind]) {
+    case ErrCounterWait:
+      what = task + " on " + sm + " waited for counter " + std::to_string(w[ErrCounter]) + " (expected " +
+             std::to_string(w[ErrExpected]) + ", saw " + std::to_string(w[ErrSeen]) + ") past the timeout";
+      break;
+    case ErrRingFull:
+      what = task + " on " + sm + " waited for its weight tile in ring slot " + std::to_string(w[ErrCounter]) +
+             " (phase " + std::to_string(w[ErrExpected]) + ") past the timeout: the loader warp did not deliver it";
+      break;
+    case ErrRingEmpty:
+      what = "the loader warp on " + sm + ", loading for " + task + ", waited for ring slot " + std::to_string(w[ErrCounter]) +
+             " to be freed (phase " + std::to_string(w[ErrExpected]) + ") past the timeout";
+      break;
+    default:
+      what = task + " on " + sm + " recorded error kind " + std::to_string(w[ErrKind]) + " (counter " +
+             std::to_string(w[ErrCounter]) + ", expected " + std::to_string(w[ErrExpected]) + ", saw " +
+             std::to_string(w[ErrSeen]) + ")";
+  }
+  return "step " + std::to_string(m.steps + 1) + " (epoch " + std::to_string(w[ErrEpoch]) + "): " + what + " of " +
+         std::to_string(m.timeoutNs / 1000000) + " ms; the kernel stopped (see the schedule: mkdsl build --emit=schedule)";
+}
+
+// The u32 word the kernel reads for a step input, and the element written to an input tensor.
+uint32_t inputWord(const InputMeta& in, int64_t v) {
+  if (elemTypeIsFloat(in.dtype)) {
+    float f = roundToElemType(in.dtype, double(v));
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    return bits;
+  }
+  if (in.dtype == ElemType::Bool) return v != 0 ? 1 : 0;
+  if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+    failWith(MKRT_ERR_ARGUMENT, "input '" + in.name + "' = " + std::to_string(v) + " does not fit in i32");
+  return uint32_t(int32_t(v));
+}
+
+void step(mkrt_model& m, const int64_t* inputs, size_t n) {
+  const KernelMetadata& md = m.meta;
+  if (!m.broken.empty()) failWith(MKRT_ERR_STATE, "an earlier step failed (" + m.broken + "); call mkrt_reset before stepping again");
+  if (!m.weightsLoaded)
+    for (const TensorMeta& t : md.tensors)
+      if (t.kind == TensorMeta::Weight)
+        failWith(MKRT_ERR_STATE, "no weights: call mkrt_load_weights or mkrt_random_weights before mkrt_step");
+  if (n != md.inputs.size()) {
+    std::string names;
+    for (const InputMeta& in : md.inputs) names += (names.empty() ? "" : ", ") + in.name;
+    failWith(MKRT_ERR_ARGUMENT, "the step takes " + std::to_string(md.inputs.size()) + " inputs (" + names + "); got " +
+                                    std::to_string(n));
+  }
+  if (n > 0 && !inputs) failWith(MKRT_ERR_ARGUMENT, "mkrt_step: inputs is NULL");
+  std::vector<uint32_t> words(std::max<size_t>(n, 1), 0);
+  for (size_t i = 0; i < n; ++i) words[i] = inputWord(md.inputs[i], inputs[i]);
+  if (m.steps >= std::numeric_limits<uint32_t>::max() - 1u)
+    failWith(MKRT_ERR_STATE, "the epoch counter is exhausted (2^32 - 1 steps); call mkrt_reset");
+
+  m.makeCurrent();
+  const Driver& d = *m.drv;
+  m.check(d.memcpyHtoD(m.inputs, words.data(), words.size() * 4), "copying the step inputs");
+  for (size_t i = 0; i < n; ++i) {  // inputs bound to a tensor: every element holds the value
+    const InputMeta& in = md.inputs[i];
+    if (in.tensor < 0) continue;
+    const TensorMeta& t = md.tensors[size_t(in.tensor)];
+    const unsigned eb = elemTypeBytes(t.dtype);
+    std::vector<uint8_t> logical(size_t(t.elements()) * eb), storage(size_t(t.storageBytes()), 0);
+    for (size_t k = 0; k < size_t(t.elements()); ++k) encodeElement(t.dtype, double(inputs[i]), logical.data() + k * eb);
+    if (auto p = mappingProblem(t.layout, t.shape, eb); !p.empty()) failWith(MKRT_ERR_KERNEL, "input tensor '" + t.name + "': " + p);
+    toPhysical(t.layout, t.shape, eb, logical.data(), storage.data());
+    m.upload(t, storage);
+  }
+
+  uint32_t epoch = uint32_t(m.steps + 1);
+  uint64_t timeout = m.timeoutNs;
+  CUdeviceptr args[6] = {m.arena[0], m.arena[1], m.arena[2], m.sync, m.error, m.inputs};
+  void* params[8] = {&args[0], &args[1], &args[2], &args[3], &args[4], &args[5], &epoch, &timeout};
+  m.check(d.eventRecord(m.start, nullptr), "cuEventRecord");
+  if (CUresult r = d.launchKernel(m.fn, unsigned(md.grid), 1, 1, unsigned(md.block), 1, 1, unsigned(md.dynamicSmemBytes),
+                                  nullptr, params, nullptr);
+      r != CUDA_SUCCESS) {
+    m.broken = "the launch failed";
+    failWith(MKRT_ERR_KERNEL, "step " + std::to_string(m.steps + 1) + ": cuLaunchKernel (grid " + std::to_string(md.grid) +
+                                  ", block " + std::to_string(md.block) + ", " + std::to_string(md.dynamicSmemBytes) +
+                                  " bytes of shared memory) failed on " + m.device + ": " + d.describe(r));
+  }
+  m.check(d.eventRecord(m.stop, nullptr), "cuEventRecord");
+  if (CUresult r = d.ctxSynchronize(); r != CUDA_SUCCESS) {
+    m.broken = "the kernel faulted";
+    m.contextLost = true;
+    failWith(MKRT_ERR_KERNEL, "step " + std::to_string(m.steps + 1) + ": the kernel failed on " + m.device + ": " +
+                                  d.describe(r) + " (the CUDA context is unusable now; close the model)");
+  }
+  float ms = 0;
+  m.check(d.eventElapsedTime(&ms, m.start, m.stop), "cuEventElapsedTime");
+  m.lastMs = ms;
+  uint32_t record[ErrWords] = {};
+  m.check(d.memcpyDtoH(record, m.error, sizeof record), "reading the error record");
+  if (record[ErrFlag] != 0) {
+    std::string msg = timeoutMessage(m, record);
+    m.broken = "a wait timed out";
+    failWith(MKRT_ERR_TIMEOUT, msg);
+  }
+  ++m.steps;
+}
+
+void reset(mkrt_model& m) {
+  if (m.contextLost) failWith(MKRT_ERR_STATE, "the CUDA context was lost to a kernel fault; close and reopen the model");
+  m.makeCurrent();
+  const Driver& d = *m.drv;
+  const KernelMetadata& md = m.meta;
+  m.check(d.memsetD8(m.arena[int(Arena::State)], 0, size_t(std::max<uint64_t>(md.arenaBytes[1], 256))), "zeroing the state");
+  m.check(d.memsetD8(m.arena[int(Arena::Activations)], 0, size_t(std::max<uint64_t>(md.arenaBytes[2], 256))),
+          "zeroing the activations");
+  m.check(d.memsetD8(m.sync, 0, size_t(std::max<int64_t>(md.syncCounters * 4, 256))), "zeroing the sync counters");
+  m.check(d.memsetD8(m.error, 0, size_t(std::max<int64_t>(int64_t(md.errorWords) * 4, 256))), "zeroing the error record");
+  m.check(d.ctxSynchronize(), "cuCtxSynchronize");
+  m.steps = 0;
+  m.broken.clear();
+}
+
+const TensorMeta& outputTensor(const mkrt_model& m, const char* name, size_t n) {
+  if (!name) failWith(MKRT_ERR_ARGUMENT, "the output name is NULL");
+  for (const OutputMeta& o : m.meta.outputs)
+    if (o.name == name) {
+      const TensorMeta& t = m.meta.tensors[size_t(o.tensor)];
+      if (n != size_t(t.elements()))
+        failWith(MKRT_ERR_ARGUMENT, "output '" + o.name + "' (" + elemTypeName(t.dtype) + shapeString(t.shape) + ") has " +
+                                        std::to_string(t.elements()) + " elements; the buffer holds " + std::to_string(n));
+      return t;
+    }
+  std::string names;
+  for (const OutputMeta& o : m.meta.outputs) names += (names.empty() ? "" : ", ") + o.name;
+  failWith(MKRT_ERR_ARGUMENT, std::string("the step has no output '") + name + "' (it has: " + names + ")");
+}
+
+// An output's logical bytes.
+std::vector<uint8_t> readLogical(mkrt_model& m, const TensorMeta& t) {
+  m.makeCurrent();
+  std::vector<uint8_t> storage(size_t(t.storageBytes()));
+  m.check(m.drv->memcpyDtoH(storage.data(), m.tensorPtr(t), storage.size()), "reading '" + t.name + "' from the GPU");
+  const unsigned eb = elemTypeBytes(t.dtype);
+  if (auto p = mappingProblem(t.layout, t.shape, eb); !p.empty()) failWith(MKRT_ERR_KERNEL, "output tensor '" + t.name + "': " + p);
+  std::vector<uint8_t> logical(size_t(t.elements()) * eb);
+  fromPhysical(t.layout, t.shape, eb, storage.data(), logical.data());
+  return logical;
+}
+
+// Runs `f`, turning failures into the status and mkrt_last_error.
+template <typename F>
+mkrt_status guarded(mkrt_model* m, F&& f) {
+  if (!m) return MKRT_ERR_ARGUMENT;
+  m->lastError.clear();
+  try {
+    f(*m);
+    return MKRT_OK;
+  } catch (const Failure& e) {
+    m->lastError = e.message;
+    return e.status;
+  } catch (const std::bad_alloc&) {
+    m->lastError = "out of host memory";
+    return MKRT_ERR_ARGUMENT;
+  } catch (const std::exception& e) {
+    m->lastError = e.what();
+    return MKRT_ERR_FILE;
+  }
+}
+
+void copyError(char* err, size_t errlen, const std::string& msg) {
+  if (!err || errlen == 0) return;
+  size_t n = std::min(msg.size(), errlen - 1);
+  std::memcpy(err, msg.data(), n);
+  err[n] = '\0';
+}
+
+}  // namespace
+
+extern "C" {
+
+static thread_local mkrt_status openStatus = MKRT_OK;
+
+mkrt_status mkrt_open_status(void) { return openStatus; }
+
+mkrt_model* mkrt_open(const char* ptx_path, const char* metadata_path, int device, char* err, size_t errlen) {
+  copyError(err, errlen, "");
+  openStatus = MKRT_OK;
+  try {
+    auto m = std::make_unique<mkrt_model>();
+    open(*m, ptx_path, metadata_path, device);
+    return m.release();
+  } catch (const Failure& e) {
+    openStatus = e.status;
+    copyError(err, errlen, e.message);
+  } catch (const std::bad_alloc&) {
+    openStatus = MKRT_ERR_ARGUMENT;
+    copyError(err, errlen, "out of host memory");
+  } catch (const std::exception& e) {
+    openStatus = MKRT_ERR_FILE;
+    copyError(err, errlen, e.what());
+  }
+  return nullptr;
+}
+
+void mkrt_close(mkrt_model* model) { delete model; }
+
+mkrt_status mkrt_load_weights(mkrt_model* model, const char* path) {
+  return guarded(model, [&](mkrt_model& m) {
+    if (!path) failWith(MKRT_ERR_ARGUMENT, "mkrt_load_weights: the path is NULL");
+    std::optional<SafetensorsSet> set;
+    try {
+      set = SafetensorsSet::open(path);
+    } catch (const SafetensorsError& e) {
+      failWith(MKRT_ERR_FILE, e.what());
+    }
+    loadAll(m, [&](const WeightSpec& w) { return assembleWeightStorage(w, *set); });
+  });
+}
+
+mkrt_status mkrt_random_weights(mkrt_model* model, uint64_t seed) {
+  return guarded(model, [&](mkrt_model& m) { loadAll(m, [&](const WeightSpec& w) { return randomWeightStorage(w, seed); }); });
+}
+
+mkrt_status mkrt_step(mkrt_model* model, const int64_t* inputs, size_t n) {
+  return guarded(model, [&](mkrt_model& m) { step(m, inputs, n); });
+}
+
+mkrt_status mkrt_reset(mkrt_model* model) {
+  return guarded(model, [&](mkrt_model& m) { reset(m); });
+}
+
+mkrt_status mkrt_read_output(mkrt_model* model, const char* name, float* out, size_t n) {
+  return guarded(model, [&](mkrt_model& m) {
+    const TensorMeta& t = outputTensor(m, name, n);
+    if (!out && n) failWith(MKRT_ERR_ARGUMENT, "mkrt_read_output: out is NULL");
+    std::vector<uint8_t> logical = readLogical(m, t);
+    const unsigned eb = elemTypeBytes(t.dtype);
+    for (size_t k = 0; k < n; ++k) out[k] = float(decodeElement(t.dtype, logical.data() + k * eb));
+  });
+}
+
+mkrt_status mkrt_read_output_i32(mkrt_model* model, const char* name, int32_t* out, size_t n) {
+  return guarded(model, [&](mkrt_model& m) {
+    const TensorMeta& t = outputTensor(m, name, n);
+    if (elemTypeIsFloat(t.dtype))
+      failWith(MKRT_ERR_ARGUMENT, std::string("output '") + name + "' is " + elemTypeName(t.dtype) + ": read it with mkrt_read_output");
+    if (!out && n) failWith(MKRT_ERR_ARGUMENT, "mkrt_read_output_i32: out is NULL");
+    std::vector<uint8_t> logical = readLogical(m, t);
+    const unsigned eb = elemTypeBytes(t.dtype);
+    for (size_t k = 0; k < n; ++k) out[k] = int32_t(decodeElement(t.dtype, logical.data() + k * eb));
+  });
+}
+
+size_t mkrt_num_inputs(const mkrt_model* model) { return model ? model->inInfo.size() : 0; }
+size_t mkrt_num_outputs(const mkrt_model* model) { return model ? model->outInfo.size() : 0; }
+
+mkrt_status mkrt_input_info(const mkrt_model* model, size_t index, mkrt_tensor_info* info) {
+  if (!model || !info || index >= model->inInfo.size()) return MKRT_ERR_ARGUMENT;
+  *info = model->inInfo[index];
+  return MKRT_OK;
+}
+
+mkrt_status mkrt_output_info(const mkrt_model* model, size_t index, mkrt_tensor_info* info) {
+  if (!model || !info || index >= model->outInfo.size()) return MKRT_ERR_ARGUMENT;
+  *info = model->outInfo[index];
+  return MKRT_OK;
+}
+
+mkrt_status mkrt_set_timeout_ns(mkrt_model* model, uint64_t ns) {
+  return guarded(model, [&](mkrt_model& m) {
+    if (ns == 0) failWith(MKRT_ERR_ARGUMENT, "the wait timeout must be > 0 ns");
+    m.timeoutNs = ns;
+  });
+}
+
+const char* mkrt_last_error(const mkrt_model* model) { return model ? model->lastError.c_str() : "no model (NULL)"; }
+uint64_t mkrt_steps_run(const mkrt_model* model) { return model ? model->steps : 0; }
+double mkrt_last_step_ms(const mkrt_model* model) { return model ? model->lastMs : 0; }
+const char* mkrt_device_description(const mkrt_model* model) { return model ? model->device.c_str() : ""; }
+
+}  // extern "C"

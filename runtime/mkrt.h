@@ -1,0 +1,120 @@
+/* mkrt: the mkdsl host runtime's C API.
+ *
+ * Loads a megakernel built by `mkdsl build F.mk -o F.ptx` (the PTX, or a cubin, plus the metadata
+ * sidecar F.meta.json), allocates its arenas on one GPU, loads weights from safetensors (repacked
+ * to the layouts the .mk declares) and runs decode steps. The CUDA driver is loaded at run time
+ * (dlopen "libcuda.so.1"), so a program linking mkrt runs, and reports a clear error, on a
+ * machine without one.
+ *
+ *   char err[1024];
+ *   mkrt_model* m = mkrt_open("tiny.ptx", "tiny.meta.json", 0, err, sizeof err);
+ *   if (!m) { fprintf(stderr, "%s\n", err); return 1; }
+ *   if (mkrt_load_weights(m, "model.safetensors") != MKRT_OK) { ... mkrt_last_error(m) ... }
+ *   int64_t in[2] = {token, pos};             // in the order of mkrt_input_info
+ *   if (mkrt_step(m, in, 2) != MKRT_OK) { ... mkrt_last_error(m) ... }
+ *   float logits[256];
+ *   mkrt_read_output(m, "logits", logits, 256);
+ *   mkrt_close(m);
+ *
+ * Every function returns a status (or NULL) instead of crashing on bad input: missing or
+ * truncated files, malformed metadata, a weight missing or of the wrong dtype/shape, a PTX the
+ * driver rejects (with the JIT's log), a kernel that does not fit the device, a step whose waits
+ * timed out (the kernel's error record: task, SM, counter, expected and seen counts). The message
+ * of the last failure is mkrt_last_error.
+ *
+ * A model is not thread-safe: call it from one thread at a time. Several models may be open at
+ * once (each has its own CUDA context).
+ */
+#ifndef MKRT_H
+#define MKRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mkrt_model mkrt_model;
+
+typedef enum mkrt_status {
+  MKRT_OK = 0,
+  MKRT_ERR_ARGUMENT = 1, /* a null pointer, an unknown name, a wrong count, a value out of range */
+  MKRT_ERR_FILE = 2,     /* a file missing, unreadable or malformed (PTX, metadata, safetensors) */
+  MKRT_ERR_WEIGHTS = 3,  /* a weight missing from the checkpoint, or of the wrong dtype or shape */
+  MKRT_ERR_DRIVER = 4,   /* no CUDA driver or device, or a CUDA call failed */
+  MKRT_ERR_KERNEL = 5,   /* the driver rejected the kernel (JIT log in the message), or it does not
+                            fit this device (architecture, shared memory, co-resident blocks), or it
+                            faulted during a step */
+  MKRT_ERR_TIMEOUT = 6,  /* a wait in the kernel timed out; the message names task, SM and counter */
+  MKRT_ERR_STATE = 7     /* no weights loaded yet, or an earlier step failed (mkrt_reset first) */
+} mkrt_status;
+
+typedef enum mkrt_dtype { MKRT_BF16 = 0, MKRT_F16 = 1, MKRT_F32 = 2, MKRT_I32 = 3, MKRT_BOOL = 4 } mkrt_dtype;
+
+/* A step input or output. Pointers stay valid while the model is open. */
+typedef struct mkrt_tensor_info {
+  const char* name;      /* the step's parameter or result name: "token", "logits" */
+  const char* tensor;    /* the kernel tensor bound to it ("logits.13"); "" for a scalar input */
+  mkrt_dtype dtype;
+  int rank;              /* 0 for a scalar */
+  const int64_t* shape;  /* rank entries */
+  size_t elements;       /* product of the shape; 1 for a scalar */
+} mkrt_tensor_info;
+
+/* Opens a kernel on CUDA device `device`: reads and checks both files, loads the driver, creates a
+ * context, loads the module (PTX is JIT-compiled by the driver), checks that the kernel fits the
+ * device, allocates and zeroes the arenas, the sync counters and the error record. Returns NULL on
+ * failure with the reason in `err` (truncated to errlen - 1 bytes; err may be NULL). */
+mkrt_model* mkrt_open(const char* ptx_path, const char* metadata_path, int device, char* err, size_t errlen);
+/* The status of this thread's last mkrt_open (MKRT_OK when it returned a model). */
+mkrt_status mkrt_open_status(void);
+/* Frees everything; NULL is fine. */
+void mkrt_close(mkrt_model* model);
+
+/* Loads every weight from a .safetensors file, a directory with model.safetensors.index.json
+ * (sharded, as Hugging Face ships them) or one with model.safetensors: assembled from its sources
+ * (concatenated or interleaved), converted to the declared dtype (round to nearest even) and
+ * repacked to the declared layout, exactly as the CPU interpreter assembles them. */
+mkrt_status mkrt_load_weights(mkrt_model* model, const char* path);
+/* Deterministic random weights, identical to `mkdsl run --device cpu --random-weights SEED`. */
+mkrt_status mkrt_random_weights(mkrt_model* model, uint64_t seed);
+
+/* Runs one step (one launch of the megakernel). `inputs` holds one value per step input, in the
+ * order of mkrt_input_info; float inputs are converted to their dtype. The first step is epoch 1.
+ * After a failed step (MKRT_ERR_TIMEOUT, MKRT_ERR_KERNEL) the model refuses further steps until
+ * mkrt_reset: the sync counters no longer match the epoch. */
+mkrt_status mkrt_step(mkrt_model* model, const int64_t* inputs, size_t n);
+/* Zeroes state (KV cache), activations, sync counters and the error record; the next step is
+ * epoch 1 again. Weights stay. */
+mkrt_status mkrt_reset(mkrt_model* model);
+
+/* Copies a step output (after a step) as floats, in logical row-major order; n must equal its
+ * element count. */
+mkrt_status mkrt_read_output(mkrt_model* model, const char* name, float* out, size_t n);
+/* The same for an i32 or bool output, exactly. */
+mkrt_status mkrt_read_output_i32(mkrt_model* model, const char* name, int32_t* out, size_t n);
+
+size_t mkrt_num_inputs(const mkrt_model* model);
+size_t mkrt_num_outputs(const mkrt_model* model);
+mkrt_status mkrt_input_info(const mkrt_model* model, size_t index, mkrt_tensor_info* info);
+mkrt_status mkrt_output_info(const mkrt_model* model, size_t index, mkrt_tensor_info* info);
+
+/* How long one wait in the kernel may spin before it records an error and the kernel exits
+ * (default 2e9 ns = 2 s). Must be > 0. */
+mkrt_status mkrt_set_timeout_ns(mkrt_model* model, uint64_t ns);
+
+/* The message of the last failed call on this model ("" if none). Valid until the next call. */
+const char* mkrt_last_error(const mkrt_model* model);
+/* Steps run since open / reset (the last epoch). */
+uint64_t mkrt_steps_run(const mkrt_model* model);
+/* GPU time of the last step's launch in milliseconds (CUDA events around cuLaunchKernel). */
+double mkrt_last_step_ms(const mkrt_model* model);
+/* "NVIDIA H200 (sm_90, 132 SMs)". */
+const char* mkrt_device_description(const mkrt_model* model);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif /* MKRT_H */

@@ -1,0 +1,292 @@
+// The runtime's metadata reader (runtime/metadata.h, runtime/json.h): the sidecar the compiler
+// writes, parsed back field by field, and every kind of malformed file rejected with a message
+// that says where.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "compiler/compile.h"
+#include "runtime/json.h"
+#include "runtime/metadata.h"
+
+using namespace mk::runtime;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kGood = R"J({
+  "format": "mkdsl-kernel-metadata",
+  "version": 1,
+  "program": "t.mk",
+  "config": "c",
+  "target": "h200",
+  "arch": "sm_90a",
+  "entry": "mk_step",
+  "grid": 4,
+  "block": 160,
+  "compute_threads": 128,
+  "loader_warp": true,
+  "ring_slots": 2,
+  "ring_slot_bytes": 256,
+  "dynamic_smem_bytes": 1024,
+  "sync_counters": 3,
+  "sync_bytes": 12,
+  "error_words": 8,
+  "params": ["weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"],
+  "arenas": {"weights": 1024, "state": 256, "activations": 512},
+  "tensors": [
+    {"name": "w", "kind": "weight", "dtype": "bf16", "shape": [4, 8], "layout": "tiled(2, 8)", "arena": "weights", "offset": 0, "bytes": 64, "sources": ["a", "b"]},
+    {"name": "kv", "kind": "state", "dtype": "f32", "shape": [2, 4], "layout": "padded(5)", "arena": "state", "offset": 0, "bytes": 40},
+    {"name": "x", "kind": "input", "dtype": "i32", "shape": [], "layout": "row_major", "arena": "activations", "offset": 0, "bytes": 4},
+    {"name": "y", "kind": "activation", "dtype": "f32", "shape": [8], "layout": "row_major", "arena": "activations", "offset": 256, "bytes": 32}
+  ],
+  "inputs": [{"name": "token", "dtype": "i32", "tensor": null}, {"name": "x", "dtype": "i32", "tensor": "x"}],
+  "outputs": [{"name": "y", "tensor": "y"}]
+}
+)J";
+
+std::string parseError(const std::string& text) {
+  try {
+    parseMetadata(text, "k.meta.json");
+  } catch (const MetadataError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// kGood with `from` (which must occur exactly once) replaced by `to`.
+std::string mutated(const std::string& from, const std::string& to) {
+  size_t at = kGood.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, from);
+  REQUIRE_MESSAGE(kGood.find(from, at + 1) == std::string::npos, from);
+  std::string s = kGood;
+  s.replace(at, from.size(), to);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("runtime json: strict values and integer conversions") {
+  JsonValue v = parseJson(R"({"a": [1, -2, 3.5, 1e3, "x\n", true, null], "b": {}})");
+  REQUIRE(v.get("a"));
+  const auto& a = v.get("a")->items;
+  CHECK(jsonInt64(a[0]) == 1);
+  CHECK(jsonInt64(a[1]) == -2);
+  CHECK(!jsonUint64(a[1]));
+  CHECK(!jsonInt64(a[2]));
+  CHECK(!jsonInt64(a[3]));
+  CHECK(a[4].text == "x\n");
+  CHECK(!v.get("c"));
+  CHECK(jsonInt64(parseJson("9223372036854775807")) == INT64_MAX);
+  CHECK(jsonInt64(parseJson("-9223372036854775808")) == INT64_MIN);
+  CHECK(!jsonInt64(parseJson("9223372036854775808")));
+  CHECK(jsonUint64(parseJson("18446744073709551615")) == UINT64_MAX);
+  CHECK(!jsonUint64(parseJson("18446744073709551616")));
+  for (const char* bad : {"", "{", "[1,]", "{\"a\":1,}", "{\"a\":1 \"b\":2}", "01", "1.", "-", "tru", "\"\\x\"", "[1] 2",
+                          "{\"a\":1,\"a\":2}", "\"\\ud800\""}) {
+    bool threw = false;
+    try {
+      parseJson(bad);
+    } catch (const JsonError&) {
+      threw = true;
+    }
+    CHECK_MESSAGE(threw, bad);
+  }
+  try {
+    parseJson("[1, 2,]");
+  } catch (const JsonError& e) {
+    CHECK(e.offset() == 6);
+  }
+  CHECK(jsonQuoted("a\"b\\\n") == "\"a\\\"b\\\\\\u000a\"");
+}
+
+TEST_CASE("runtime metadata: a good file, field by field") {
+  KernelMetadata m = parseMetadata(kGood, "k.meta.json");
+  CHECK(m.program == "t.mk");
+  CHECK(m.arch == "sm_90a");
+  CHECK(m.entry == "mk_step");
+  CHECK(m.grid == 4);
+  CHECK(m.block == 160);
+  CHECK(m.computeThreads == 128);
+  CHECK(m.loaderWarp);
+  CHECK(m.ringSlots == 2);
+  CHECK(m.ringSlotBytes == 256);
+  CHECK(m.dynamicSmemBytes == 1024);
+  CHECK(m.syncCounters == 3);
+  CHECK(m.errorWords == 8);
+  CHECK(m.arenaBytes[0] == 1024);
+  CHECK(m.arenaBytes[1] == 256);
+  CHECK(m.arenaBytes[2] == 512);
+  REQUIRE(m.tensors.size() == 4);
+  const TensorMeta& w = m.tensors[0];
+  CHECK(w.kind == TensorMeta::Weight);
+  CHECK(w.dtype == ElemType::BF16);
+  CHECK(w.shape == std::vector<int64_t>{4, 8});
+  CHECK(w.layout == Layout{Layout::Tiled, {2, 8}});
+  CHECK(w.arena == Arena::Weights);
+  CHECK(w.sources == std::vector<std::string>{"a", "b"});
+  CHECK(m.tensors[1].storageBytes() == 40);  // padded(5): 2 rows of 5 f32
+  CHECK(m.tensors[2].shape.empty());
+  CHECK(m.find("y") == 3);
+  CHECK(m.find("nope") == -1);
+  REQUIRE(m.inputs.size() == 2);
+  CHECK(m.inputs[0].tensor == -1);
+  CHECK(m.inputs[1].tensor == 2);
+  REQUIRE(m.outputs.size() == 1);
+  CHECK(m.outputs[0].tensor == 3);
+  // Optional fields may be absent, unknown ones are ignored.
+  CHECK(parseError(mutated(R"("compute_threads": 128,)", "")) == "(no error)");
+  CHECK(parseError(mutated(R"("sync_bytes": 12,)", R"("a_future_field": {"x": [1]},)")) == "(no error)");
+  CHECK(parseError(mutated(R"(, "tensor": null})", "}")) == "(no error)");
+}
+
+TEST_CASE("runtime metadata: every malformed case is a clear error") {
+  auto has = [](const std::string& msg, const std::string& part) {
+    INFO(msg);
+    CHECK(msg.find(part) != std::string::npos);
+    CHECK(msg.rfind("k.meta.json: ", 0) == 0);  // every message starts with the file
+  };
+  // Not JSON / not metadata.
+  has(parseError(""), "malformed JSON at byte 0");
+  has(parseError(kGood.substr(0, kGood.size() / 2)), "malformed JSON");
+  has(parseError(mutated(R"("grid": 4,)", R"("grid": 4,,)")), "malformed JSON");
+  has(parseError(mutated(R"("outputs": [{"name": "y", "tensor": "y"}])", R"("outputs": [{"name": "y", "tensor": "y"},])")),
+      "malformed JSON");
+  has(parseError("[1]"), "the document is an array, not an object");
+  has(parseError(mutated(R"("format": "mkdsl-kernel-metadata")", R"("format": "other")")), "not mkdsl kernel metadata");
+  has(parseError(mutated(R"("version": 1)", R"("version": 2)")), "metadata version 2 is not supported");
+  has(parseError(mutated(R"("program": "t.mk",)", R"("program": "t.mk", "program": "u.mk",)")), "duplicate key \"program\"");
+  // Launch fields.
+  has(parseError(mutated(R"("arch": "sm_90a",)", "")), "missing \"arch\"");
+  has(parseError(mutated(R"("arch": "sm_90a")", R"("arch": "")")), "\"arch\" is empty");
+  has(parseError(mutated(R"("entry": "mk_step")", R"("entry": 3)")), "\"entry\" is a number, not a string");
+  has(parseError(mutated(R"("grid": 4)", R"("grid": "4")")), "\"grid\" is a string, not an integer");
+  has(parseError(mutated(R"("grid": 4)", R"("grid": 0)")), "\"grid\" is 0; expected 1 to");
+  has(parseError(mutated(R"("grid": 4)", R"("grid": 4.5)")), "\"grid\" is 4.5, not an integer");
+  has(parseError(mutated(R"("block": 160)", R"("block": 2048)")), "\"block\" is 2048; expected 1 to 1024");
+  has(parseError(mutated(R"("compute_threads": 128)", R"("compute_threads": 999)")), "\"compute_threads\" is 999");
+  has(parseError(mutated(R"("loader_warp": true)", R"("loader_warp": 1)")), "\"loader_warp\" is a number, not true or false");
+  has(parseError(mutated(R"("dynamic_smem_bytes": 1024)", R"("dynamic_smem_bytes": -1)")), "\"dynamic_smem_bytes\" is -1");
+  has(parseError(mutated(R"("dynamic_smem_bytes": 1024,)", "")), "missing \"dynamic_smem_bytes\"");
+  has(parseError(mutated(R"("sync_bytes": 12)", R"("sync_bytes": 16)")), "\"sync_bytes\" is 16 but 3 u32 counters take 12");
+  has(parseError(mutated(R"("error_words": 8)", R"("error_words": 4)")), "\"error_words\" is 4; expected 8 to");
+  has(parseError(mutated(R"("inputs", "epoch")", R"("epoch", "inputs")")), "this runtime passes (weights, state, activations");
+  has(parseError(mutated(R"(, "timeout"])", "]")), "the kernel takes parameters");
+  has(parseError(mutated(R"("params": [)", R"("params": [1, )")), "\"params\"[0] is a number");
+  // Arenas.
+  has(parseError(mutated(R"("arenas": {)", R"("arenas": {"scratch": 1, )")), "unknown arena \"scratch\"");
+  has(parseError(mutated(R"("state": 256, )", "")), "\"arenas\": missing \"state\"");
+  has(parseError(mutated(R"("activations": 512})", R"("activations": -512})")), "\"arenas\".activations is -512");
+  has(parseError(mutated(R"("arenas": {"weights": 1024, "state": 256, "activations": 512})", R"("arenas": [])")),
+      "\"arenas\" is an array, not an object");
+  // Tensors.
+  has(parseError(mutated(R"("tensors": [)", R"("tensors": [7, )")), "\"tensors\"[0] is a number, not an object");
+  has(parseError(mutated(R"({"name": "kv", )", "{")), "\"tensors\"[1]: missing \"name\"");
+  has(parseError(mutated(R"({"name": "kv", )", R"({"name": "w", )")), "(\"w\"): a second tensor of this name");
+  has(parseError(mutated(R"("kind": "state")", R"("kind": "scratch")")), "(\"kv\"): kind \"scratch\" is not weight");
+  has(parseError(mutated(R"("dtype": "f32", "shape": [2, 4])", R"("dtype": "f64", "shape": [2, 4])")),
+      "(\"kv\"): dtype \"f64\" is not bf16");
+  has(parseError(mutated(R"("shape": [2, 4])", R"("shape": [2, -4])")), "\"tensors\"[1] (\"kv\").shape[1] is -4");
+  has(parseError(mutated(R"("shape": [2, 4])", R"("shape": "2x4")")), ".shape is a string, not an array");
+  has(parseError(mutated(R"("shape": [2, 4])", R"("shape": [1099511627776, 1099511627776])")), "is too large");
+  has(parseError(mutated(R"J("layout": "padded(5)")J", R"J("layout": "padded")J")), "layout \"padded\" is not row_major");
+  has(parseError(mutated(R"J("layout": "padded(5)")J", R"J("layout": "padded(3)")J")), "the pitch is smaller");
+  has(parseError(mutated(R"J("layout": "tiled(2, 8)")J", R"J("layout": "tiled(3, 8)")J")), "the tile does not divide");
+  has(parseError(mutated(R"J("layout": "tiled(2, 8)")J", R"J("layout": "swizzle(48)")J")), "32, 64 or 128");
+  has(parseError(mutated(R"("shape": [8], "layout": "row_major")", R"("shape": [8], "layout": "col_major")")),
+      "col_major needs a rank-2 tensor");
+  has(parseError(mutated(R"("arena": "state")", R"("arena": null)")), "(\"kv\"): no arena");
+  has(parseError(mutated(R"("arena": "state")", R"("arena": "heap")")), "arena \"heap\" is not weights");
+  has(parseError(mutated(R"("arena": "state", "offset": 0)", R"("arena": "state", "offset": null)")), "no offset");
+  has(parseError(mutated(R"("offset": 0, "bytes": 40)", R"("offset": 0, "bytes": 32)")),
+      "32 bytes are too few for f32[2, 4] padded(5) (40 bytes)");
+  has(parseError(mutated(R"("offset": 256, "bytes": 32)", R"("offset": 496, "bytes": 32)")),
+      "bytes 496 .. 528 lie outside the activations arena (512 bytes)");
+  has(parseError(mutated(R"("offset": 256, "bytes": 32)", R"("offset": 18446744073709551615, "bytes": 32)")),
+      ".offset is 18446744073709551615, not an integer");
+  has(parseError(mutated(R"("offset": 256, "bytes": 32)", R"("offset": 258, "bytes": 32)")), "not aligned to its 4-byte elements");
+  has(parseError(mutated(R"(, "sources": ["a", "b"])", "")), "(\"w\"): missing \"sources\"");
+  has(parseError(mutated(R"("sources": ["a", "b"])", R"("sources": ["a", 2])")), "(\"w\").sources[1] is a number");
+  has(parseError(mutated(R"J("layout": "tiled(2, 8)", "arena": "weights")J", R"J("layout": "tiled(2, 8)", "arena": "state")J")),
+      "a weight outside the weights arena");
+  // Inputs and outputs.
+  has(parseError(mutated(R"("tensor": "x"})", R"("tensor": "z"})")), "\"inputs\"[1].tensor names \"z\", which is not in \"tensors\"");
+  has(parseError(mutated(R"({"name": "x", "dtype": "i32", "tensor": "x"})", R"({"name": "token", "dtype": "i32"})")),
+      "a second input named \"token\"");
+  has(parseError(mutated(R"({"name": "token", "dtype": "i32")", R"({"name": "token", "dtype": "u8")")),
+      "\"inputs\"[0]: dtype \"u8\"");
+  has(parseError(mutated(R"({"name": "y", "tensor": "y"})", R"({"name": "y"})")), "\"outputs\"[0]: missing \"tensor\"");
+  has(parseError(mutated(R"({"name": "y", "tensor": "y"})", R"({"name": "y", "tensor": null})")),
+      "\"outputs\"[0].tensor is null, not a string");
+  has(parseError(mutated(R"("outputs": [)", R"("outputs": [{"name": "y", "tensor": "x"}, )")), "a second output named \"y\"");
+  has(parseError(mutated(R"("inputs": [)", R"("inputz": [)")), "missing \"inputs\"");
+}
+
+TEST_CASE("runtime metadata: files") {
+  const fs::path dir = fs::temp_directory_path() / ("mk_runtime_meta_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto msg = [](const std::string& path) {
+    try {
+      readMetadata(path);
+    } catch (const MetadataError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  std::ofstream((dir / "good.meta.json").string()) << kGood;
+  CHECK(msg((dir / "good.meta.json").string()) == "(no error)");
+  CHECK(msg((dir / "missing.meta.json").string()).find("missing.meta.json: cannot open: No such file") != std::string::npos);
+  CHECK(msg(dir.string()).find("not a regular file") != std::string::npos);
+  std::ofstream((dir / "empty.meta.json").string()).flush();
+  CHECK(msg((dir / "empty.meta.json").string()).find("empty.meta.json: malformed JSON at byte 0") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("runtime metadata: what the compiler writes for the tiny Llama parses back exactly") {
+  std::ifstream in(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
+  std::ostringstream src;
+  src << in.rdbuf();
+  mk::CompileOptions o;
+  o.check.stdlibDir = MK_STDLIB_DIR;
+  std::string diags;
+  auto out = mk::compileSource("llama_tiny.mk", src.str(), o, &diags);
+  REQUIRE_MESSAGE(out, diags);
+  KernelMetadata m = parseMetadata(out->metadataJson, "tiny.meta.json");
+  const auto& launch = out->artifact.launch;
+  const auto& g = out->kernel.graph;
+  CHECK(m.arch == launch.arch);
+  CHECK(m.entry == launch.entry);
+  CHECK(m.grid == launch.gridSize);
+  CHECK(m.block == launch.blockSize);
+  CHECK(m.dynamicSmemBytes == launch.dynamicSmemBytes);
+  CHECK(m.syncCounters == launch.syncCounters);
+  CHECK(m.errorWords == launch.errorWords);
+  CHECK(kKernelParams == launch.params);
+  CHECK(m.arenaBytes[0] == uint64_t(out->kernel.memory.weightBytes));
+  CHECK(m.arenaBytes[1] == uint64_t(out->kernel.memory.stateBytes));
+  CHECK(m.arenaBytes[2] == uint64_t(out->kernel.memory.activationBytes));
+  REQUIRE(m.tensors.size() == g.tensors.size());
+  for (size_t i = 0; i < g.tensors.size(); ++i) {
+    INFO(g.tensors[i].name);
+    CHECK(m.tensors[i].name == g.tensors[i].name);
+    CHECK(m.tensors[i].shape == g.tensors[i].shape);
+    CHECK(m.tensors[i].layout.str() == g.tensors[i].layout.str());
+    CHECK(std::string(elemTypeName(m.tensors[i].dtype)) == mk::dtypeName(g.tensors[i].dtype));
+    CHECK(m.tensors[i].sources == g.tensors[i].sources);
+    CHECK(m.tensors[i].storageBytes() == uint64_t(g.tensors[i].bytes()));
+  }
+  for (const auto* buffers : {&out->kernel.memory.weights, &out->kernel.memory.state, &out->kernel.memory.activations})
+    for (const auto& b : *buffers) CHECK(m.tensors[size_t(b.tensor)].offset == uint64_t(b.offset));
+  REQUIRE(m.inputs.size() == g.inputs.size());
+  for (size_t i = 0; i < g.inputs.size(); ++i) CHECK(m.inputs[i].name == g.inputs[i].name);
+  REQUIRE(m.outputs.size() == g.outputs.size());
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    CHECK(m.outputs[i].name == g.outputs[i].first);
+    CHECK(m.outputs[i].tensor == g.outputs[i].second);
+  }
+}

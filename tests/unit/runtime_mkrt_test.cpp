@@ -1,0 +1,665 @@
+// The runtime's C API (runtime/mkrt.h) without a GPU: the clear failure where there is no CUDA
+// driver, and everything else against a fake driver over host memory
+// (runtime/testing/fake_cuda.cpp, loaded through MKRT_CUDA_LIBRARY): arenas, weights at their
+// offsets in their layouts, the launch parameters, inputs, outputs, the timeout record, faults,
+// and every file error.
+#include <doctest/doctest.h>
+
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compiler/compile.h"
+#include "runtime/layout.h"
+#include "runtime/metadata.h"
+#include "runtime/mkrt.h"
+#include "runtime/mkrt.hpp"
+#include "runtime/npy.h"
+#include "runtime/safetensors.h"
+#include "runtime/testing/fake_cuda.h"
+#include "runtime/weights.h"
+
+namespace rt = mk::runtime;
+namespace fs = std::filesystem;
+
+// Sanitizer builds link their runtimes dynamically: the ldd check is for plain builds.
+#if defined(__SANITIZE_ADDRESS__)
+#define MK_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MK_TEST_ASAN 1
+#endif
+#endif
+#ifndef MK_TEST_ASAN
+#define MK_TEST_ASAN 0
+#endif
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("mk_runtime_mkrt_" + std::to_string(getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string operator/(const std::string& f) const { return (path / f).string(); }
+};
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// Sets environment variables for a scope, restoring the previous values after.
+struct Env {
+  std::map<std::string, std::optional<std::string>> saved;
+  void set(const std::string& k, const std::optional<std::string>& v) {
+    if (!saved.count(k)) {
+      const char* old = std::getenv(k.c_str());
+      saved[k] = old ? std::optional<std::string>(old) : std::nullopt;
+    }
+    if (v) setenv(k.c_str(), v->c_str(), 1);
+    else unsetenv(k.c_str());
+  }
+  ~Env() {
+    for (auto& [k, v] : saved) {
+      if (v) setenv(k.c_str(), v->c_str(), 1);
+      else unsetenv(k.c_str());
+    }
+  }
+};
+
+// The fake driver, built beside this binary's build tree: <build>/runtime/libmkrt_fake_cuda.so.
+std::string fakeDriver() {
+  fs::path exe = fs::read_symlink("/proc/self/exe");
+  return (exe.parent_path().parent_path() / "runtime" / "libmkrt_fake_cuda.so").string();
+}
+
+FakeCudaStats fakeStats() {
+  void* h = dlopen(fakeDriver().c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(h);
+  auto f = reinterpret_cast<FakeCudaStatsFn>(dlsym(h, "fake_cuda_stats"));
+  REQUIRE(reinterpret_cast<void*>(f) != nullptr);
+  return f();
+}
+std::vector<uint64_t> fakeLastParams() {
+  void* h = dlopen(fakeDriver().c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(h);
+  auto f = reinterpret_cast<FakeCudaLastParamsFn>(dlsym(h, "fake_cuda_last_params"));
+  REQUIRE(reinterpret_cast<void*>(f) != nullptr);
+  std::vector<uint64_t> p(6);
+  f(p.data());
+  return p;
+}
+
+// A small kernel for the fake: weight w f32[4, 8] tiled(2, 4), weight v bf16[8], state kv,
+// input tensor x, and outputs the fake "kernel" fills by copying (see the // FAKE lines).
+const std::string kMeta = R"J({
+  "format": "mkdsl-kernel-metadata", "version": 1, "program": "fake.mk", "config": "c", "target": "h200",
+  "arch": "sm_90a", "entry": "mk_step", "grid": 132, "block": 128, "compute_threads": 128, "loader_warp": false,
+  "ring_slots": 0, "ring_slot_bytes": 0, "dynamic_smem_bytes": 65536, "sync_counters": 5, "sync_bytes": 20,
+  "error_words": 8,
+  "params": ["weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"],
+  "arenas": {"weights": 512, "state": 256, "activations": 2048},
+  "tensors": [
+    {"name": "w", "kind": "weight", "dtype": "f32", "shape": [4, 8], "layout": "tiled(2, 4)", "arena": "weights", "offset": 0, "bytes": 128, "sources": ["w.src"]},
+    {"name": "v", "kind": "weight", "dtype": "bf16", "shape": [8], "layout": "row_major", "arena": "weights", "offset": 256, "bytes": 16, "sources": ["v.src"]},
+    {"name": "kv", "kind": "state", "dtype": "f32", "shape": [2, 4], "layout": "padded(5)", "arena": "state", "offset": 0, "bytes": 40},
+    {"name": "x", "kind": "input", "dtype": "i32", "shape": [4], "layout": "row_major", "arena": "activations", "offset": 0, "bytes": 16},
+    {"name": "out_w", "kind": "activation", "dtype": "f32", "shape": [32], "layout": "row_major", "arena": "activations", "offset": 256, "bytes": 128},
+    {"name": "next", "kind": "activation", "dtype": "i32", "shape": [], "layout": "row_major", "arena": "activations", "offset": 512, "bytes": 4},
+    {"name": "echo", "kind": "activation", "dtype": "i32", "shape": [2], "layout": "row_major", "arena": "activations", "offset": 768, "bytes": 8},
+    {"name": "w_again", "kind": "activation", "dtype": "f32", "shape": [4, 8], "layout": "tiled(2, 4)", "arena": "activations", "offset": 1024, "bytes": 128}
+  ],
+  "inputs": [{"name": "token", "dtype": "i32", "tensor": null}, {"name": "pos", "dtype": "i32", "tensor": null},
+             {"name": "x", "dtype": "i32", "tensor": "x"}, {"name": "scale", "dtype": "f32", "tensor": null}],
+  "outputs": [{"name": "out_w", "tensor": "out_w"}, {"name": "next", "tensor": "next"}, {"name": "echo", "tensor": "echo"},
+              {"name": "w_again", "tensor": "w_again"}, {"name": "x", "tensor": "x"}]
+}
+)J";
+
+std::string ptx(const std::string& extra = "", const std::string& target = "sm_90a") {
+  return "//\n// Generated by a test\n//\n.version 8.0\n.target " + target +
+         "\n.address_size 64\n\n.visible .entry mk_step(\n\t.param .u64 mk_step_param_0\n)\n{\n\tret;\n}\n"
+         "// FAKE copy 0 0 2 256 128\n"
+         "// FAKE copy 0 0 2 1024 128\n"
+         "// FAKE input 0 2 512\n"
+         "// FAKE input 1 2 768\n"
+         "// FAKE input 3 2 772\n" +
+         extra;
+}
+
+std::vector<float> wValues() {
+  std::vector<float> v;
+  for (int k = 0; k < 32; ++k) v.push_back(float(k) * 0.5f - 3.0f);
+  return v;
+}
+
+void writeWeights(const std::string& path) {
+  rt::writeSafetensors(path, {{"w.src", "F32", {4, 8}, rt::encodeFloats(wValues(), "F32")},
+                              {"v.src", "F32", {8}, rt::encodeFloats({1, 2, 3, 4, 5, 6, 7, 8}, "F32")}});
+}
+
+struct Opened {
+  mkrt_model* m = nullptr;
+  std::string err;
+  mkrt_status status = MKRT_OK;
+  ~Opened() { mkrt_close(m); }
+};
+std::unique_ptr<Opened> openModel(const std::string& ptxPath, const std::string& metaPath, int device = 0) {
+  auto o = std::make_unique<Opened>();
+  char err[4096];
+  std::memset(err, 'x', sizeof err);
+  o->m = mkrt_open(ptxPath.c_str(), metaPath.c_str(), device, err, sizeof err);
+  o->err = err;
+  o->status = mkrt_open_status();
+  return o;
+}
+
+bool haveRealDriver() {
+  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!h) h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  return h != nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("mkrt: without a CUDA driver, mkrt_open fails with a clear message") {
+  TempDir dir;
+  write(dir / "k.ptx", ptx());
+  write(dir / "k.meta.json", kMeta);
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", std::nullopt);
+  if (haveRealDriver()) {
+    MESSAGE("this machine has libcuda.so.1: the no-driver case is not testable here");
+  } else {
+    auto o = openModel(dir / "k.ptx", dir / "k.meta.json");
+    CHECK(o->m == nullptr);
+    CHECK(o->status == MKRT_ERR_DRIVER);
+    CHECK(o->err.rfind("no CUDA driver (libcuda.so.1) on this machine", 0) == 0);
+  }
+  // A library that is not there, and (where the toolkit has one) the driver stub, whose every
+  // entry point fails: all the symbols the runtime needs resolve in it.
+  env.set("MKRT_CUDA_LIBRARY", dir / "nowhere.so");
+  auto o = openModel(dir / "k.ptx", dir / "k.meta.json");
+  CHECK(o->m == nullptr);
+  CHECK(o->err.find("no CUDA driver (" + (dir / "nowhere.so") + ") on this machine") == 0);
+  for (const char* stub : {"/usr/local/cuda/lib64/stubs/libcuda.so", "/usr/local/cuda/lib/stubs/libcuda.so"}) {
+    if (!fs::exists(stub)) continue;
+    env.set("MKRT_CUDA_LIBRARY", std::string(stub));
+    auto s = openModel(dir / "k.ptx", dir / "k.meta.json");
+    CHECK(s->m == nullptr);
+    CHECK(s->status == MKRT_ERR_DRIVER);
+    CHECK_MESSAGE(s->err.find("cuInit") != std::string::npos, s->err);  // loaded, then refused
+    break;
+  }
+  // The C++ wrapper throws the same.
+  env.set("MKRT_CUDA_LIBRARY", dir / "nowhere.so");
+  try {
+    mkrt::Model m(dir / "k.ptx", dir / "k.meta.json");
+    FAIL("no error");
+  } catch (const mkrt::Error& e) {
+    CHECK(e.status() == MKRT_ERR_DRIVER);
+    CHECK(std::string(e.what()).find("no CUDA driver") == 0);
+  }
+}
+
+TEST_CASE("mkrt: file errors come first, before any driver") {
+  TempDir dir;
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", dir / "nowhere.so");  // never reached
+  write(dir / "k.ptx", ptx());
+  write(dir / "k.meta.json", kMeta);
+  auto err = [&](const std::string& p, const std::string& m) {
+    auto o = openModel(p, m);
+    CHECK(o->m == nullptr);
+    CHECK(o->status == MKRT_ERR_FILE);
+    return o->err;
+  };
+  CHECK(err(dir / "k.ptx", dir / "missing.meta.json").find("missing.meta.json: cannot open") != std::string::npos);
+  CHECK(err(dir / "missing.ptx", dir / "k.meta.json").find("missing.ptx: cannot open") != std::string::npos);
+  write(dir / "bad.meta.json", kMeta.substr(0, 200));
+  CHECK(err(dir / "k.ptx", dir / "bad.meta.json").find("bad.meta.json: malformed JSON") != std::string::npos);
+  write(dir / "empty.ptx", "");
+  CHECK(err(dir / "empty.ptx", dir / "k.meta.json").find("empty.ptx: the file is empty") != std::string::npos);
+  write(dir / "other.ptx", ".version 8.0\n.target sm_90a\n.visible .entry mk_step_other(\n)\n");
+  CHECK(err(dir / "other.ptx", dir / "k.meta.json").find("no kernel `mk_step`") != std::string::npos);
+  write(dir / "sm80.ptx", ptx("", "sm_80"));
+  CHECK(err(dir / "sm80.ptx", dir / "k.meta.json").find("is built for sm_80 but") != std::string::npos);
+  CHECK(err(dir.path.string(), dir / "k.meta.json").find("not a regular file") != std::string::npos);
+  auto o = openModel(dir / "k.ptx", dir / "k.meta.json");  // only now the driver
+  CHECK(o->status == MKRT_ERR_DRIVER);
+  // NULLs.
+  CHECK(mkrt_open(nullptr, nullptr, 0, nullptr, 0) == nullptr);
+  CHECK(mkrt_open_status() == MKRT_ERR_ARGUMENT);
+  mkrt_close(nullptr);
+  CHECK(mkrt_step(nullptr, nullptr, 0) == MKRT_ERR_ARGUMENT);
+  CHECK(mkrt_num_inputs(nullptr) == 0);
+  CHECK(std::string(mkrt_last_error(nullptr)).size() > 0);
+}
+
+TEST_CASE("mkrt: a model on the fake driver: weights, launches, inputs, outputs") {
+  REQUIRE_MESSAGE(fs::exists(fakeDriver()), fakeDriver());
+  TempDir dir;
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  write(dir / "k.ptx", ptx());
+  write(dir / "k.meta.json", kMeta);
+  writeWeights(dir / "w.safetensors");
+  const FakeCudaStats before = fakeStats();
+  {
+    auto o = openModel(dir / "k.ptx", dir / "k.meta.json");
+    REQUIRE_MESSAGE(o->m, o->err);
+    mkrt_model* m = o->m;
+    CHECK(o->err.empty());
+    CHECK(std::string(mkrt_device_description(m)) == "device 0 (Fake GPU, sm_90, 132 SMs)");
+    REQUIRE(mkrt_num_inputs(m) == 4);
+    mkrt_tensor_info info{};
+    REQUIRE(mkrt_input_info(m, 2, &info) == MKRT_OK);
+    CHECK(std::string(info.name) == "x");
+    CHECK(std::string(info.tensor) == "x");
+    CHECK(info.rank == 1);
+    CHECK(info.elements == 4);
+    REQUIRE(mkrt_input_info(m, 0, &info) == MKRT_OK);
+    CHECK(std::string(info.tensor).empty());
+    CHECK(info.rank == 0);
+    CHECK(mkrt_input_info(m, 4, &info) == MKRT_ERR_ARGUMENT);
+    REQUIRE(mkrt_num_outputs(m) == 5);
+    REQUIRE(mkrt_output_info(m, 3, &info) == MKRT_OK);
+    CHECK(std::string(info.name) == "w_again");
+    CHECK(info.dtype == MKRT_F32);
+    CHECK(info.rank == 2);
+    CHECK(info.shape[0] == 4);
+    CHECK(info.shape[1] == 8);
+
+    const int64_t in[4] = {5, 0, 9, 3};
+    CHECK(mkrt_step(m, in, 4) == MKRT_ERR_STATE);
+    CHECK(std::string(mkrt_last_error(m)).find("no weights") != std::string::npos);
+
+    CHECK(mkrt_load_weights(m, (dir / "w.safetensors").c_str()) == MKRT_OK);
+    CHECK(std::string(mkrt_last_error(m)).empty());
+    REQUIRE_MESSAGE(mkrt_step(m, in, 4) == MKRT_OK, mkrt_last_error(m));
+    FakeCudaStats s = fakeStats();
+    CHECK(s.launches == before.launches + 1);
+    CHECK(s.grid == 132);
+    CHECK(s.block == 128);
+    CHECK(s.smem == 65536);  // > 48 KiB: only launches because cuFuncSetAttribute raised the limit
+    CHECK(s.epoch == 1);
+    CHECK(s.timeout == 2000000000ull);
+    CHECK(mkrt_last_step_ms(m) == 0.25);
+    CHECK(mkrt_steps_run(m) == 1);
+
+    // The weights sit at their offsets in their layouts: the kernel copied w's storage to out_w.
+    std::vector<float> outW(32), again(32);
+    REQUIRE(mkrt_read_output(m, "out_w", outW.data(), 32) == MKRT_OK);
+    const rt::Layout tiled{rt::Layout::Tiled, {2, 4}};
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < 8; ++j) {
+        const int64_t c[2] = {i, j};
+        CHECK(outW[size_t(rt::physicalIndex(tiled, {4, 8}, 4, c))] == wValues()[size_t(i * 8 + j)]);
+      }
+    // ... and an output in the same layout reads back in logical order.
+    REQUIRE(mkrt_read_output(m, "w_again", again.data(), 32) == MKRT_OK);
+    CHECK(again == wValues());
+    // The bf16 weight v (converted from F32) right after w's buffer.
+    const auto params = fakeLastParams();
+    const uint8_t* weights = reinterpret_cast<const uint8_t*>(uintptr_t(params[0]));
+    for (int k = 0; k < 8; ++k) {
+      uint16_t h;
+      std::memcpy(&h, weights + 256 + 2 * k, 2);
+      CHECK(rt::bf16ToF32(h) == float(k + 1));
+    }
+    // Scalar inputs reach the kernel as u32 words (f32 as its bits); a tensor input is filled.
+    int32_t next = -1;
+    REQUIRE(mkrt_read_output_i32(m, "next", &next, 1) == MKRT_OK);
+    CHECK(next == 5);
+    std::vector<int32_t> echo(2), x(4);
+    REQUIRE(mkrt_read_output_i32(m, "echo", echo.data(), 2) == MKRT_OK);
+    CHECK(echo[0] == 0);
+    CHECK(uint32_t(echo[1]) == std::bit_cast<uint32_t>(3.0f));
+    REQUIRE(mkrt_read_output_i32(m, "x", x.data(), 4) == MKRT_OK);
+    CHECK(x == std::vector<int32_t>{9, 9, 9, 9});
+    float nextF = 0;
+    REQUIRE(mkrt_read_output(m, "next", &nextF, 1) == MKRT_OK);
+    CHECK(nextF == 5.0f);
+
+    // Epochs count up; the timeout is passed through.
+    CHECK(mkrt_set_timeout_ns(m, 0) == MKRT_ERR_ARGUMENT);
+    CHECK(mkrt_set_timeout_ns(m, 500000000ull) == MKRT_OK);
+    const int64_t in2[4] = {7, 1, -3, -1};
+    REQUIRE(mkrt_step(m, in2, 4) == MKRT_OK);
+    CHECK(fakeStats().epoch == 2);
+    CHECK(fakeStats().timeout == 500000000ull);
+    CHECK(mkrt_steps_run(m) == 2);
+    REQUIRE(mkrt_read_output_i32(m, "x", x.data(), 4) == MKRT_OK);
+    CHECK(x == std::vector<int32_t>{-3, -3, -3, -3});
+
+    // Bad calls are errors with messages, and change nothing.
+    const int64_t big[4] = {int64_t(1) << 40, 0, 0, 0};
+    CHECK(mkrt_step(m, big, 4) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(m)) == "input 'token' = 1099511627776 does not fit in i32");
+    CHECK(mkrt_step(m, in, 2) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(m)) == "the step takes 4 inputs (token, pos, x, scale); got 2");
+    CHECK(mkrt_read_output(m, "out_w", outW.data(), 31) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(m)) == "output 'out_w' (f32[32]) has 32 elements; the buffer holds 31");
+    CHECK(mkrt_read_output(m, "logits", outW.data(), 32) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(m)) == "the step has no output 'logits' (it has: out_w, next, echo, w_again, x)");
+    CHECK(mkrt_read_output_i32(m, "out_w", x.data(), 32) == MKRT_ERR_ARGUMENT);
+    CHECK(mkrt_steps_run(m) == 2);
+
+    // Random weights through the API are the shared generator's, in the declared layout.
+    REQUIRE(mkrt_random_weights(m, 7) == MKRT_OK);
+    REQUIRE(mkrt_step(m, in, 4) == MKRT_OK);
+    REQUIRE(mkrt_read_output(m, "w_again", again.data(), 32) == MKRT_OK);
+    CHECK(again == rt::randomWeightValues({"w", rt::ElemType::F32, {4, 8}, tiled, {"w.src"}}, 7));
+
+    // Reset: state and counters zeroed, epoch 1 again.
+    REQUIRE(mkrt_reset(m) == MKRT_OK);
+    CHECK(mkrt_steps_run(m) == 0);
+    REQUIRE(mkrt_step(m, in, 4) == MKRT_OK);
+    CHECK(fakeStats().epoch == 1);
+  }
+  const FakeCudaStats after = fakeStats();
+  CHECK(after.badAccesses == before.badAccesses);  // no copy ever left its allocation
+  CHECK(after.liveAllocations == before.liveAllocations);  // everything freed at close
+}
+
+TEST_CASE("mkrt: weight errors through the API name the tensor and the checkpoint name") {
+  REQUIRE(fs::exists(fakeDriver()));
+  TempDir dir;
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  write(dir / "k.ptx", ptx());
+  write(dir / "k.meta.json", kMeta);
+  auto o = openModel(dir / "k.ptx", dir / "k.meta.json");
+  REQUIRE_MESSAGE(o->m, o->err);
+  mkrt_model* m = o->m;
+  auto load = [&](std::vector<rt::TensorData> ts) {
+    rt::writeSafetensors(dir / "w.safetensors", ts);
+    return mkrt_load_weights(m, (dir / "w.safetensors").c_str());
+  };
+  const auto w = rt::encodeFloats(wValues(), "F32");
+  const auto v = rt::encodeFloats({1, 2, 3, 4, 5, 6, 7, 8}, "F32");
+  CHECK(load({{"w.src", "F32", {4, 8}, w}}) == MKRT_ERR_WEIGHTS);
+  CHECK(std::string(mkrt_last_error(m)) == "weight 'v' (bf16[8]): the checkpoint has no tensor \"v.src\"");
+  CHECK(load({{"w.src", "F32", {8, 4}, w}, {"v.src", "F32", {8}, v}}) == MKRT_ERR_WEIGHTS);
+  CHECK(std::string(mkrt_last_error(m)).find("weight 'w' (f32[4, 8]): \"w.src\" in ") == 0);
+  CHECK(std::string(mkrt_last_error(m)).find("is F32[8, 4]; expected shape [4, 8]") != std::string::npos);
+  CHECK(load({{"w.src", "I32", {4, 8}, std::vector<uint8_t>(128, 0)}, {"v.src", "F32", {8}, v}}) == MKRT_ERR_WEIGHTS);
+  CHECK(std::string(mkrt_last_error(m)).find("is I32[4, 8], which does not convert to f32") != std::string::npos);
+  const int64_t in[4] = {1, 0, 0, 0};
+  CHECK(mkrt_step(m, in, 4) == MKRT_ERR_STATE);  // a failed load leaves no weights
+  CHECK(mkrt_load_weights(m, (dir / "nope.safetensors").c_str()) == MKRT_ERR_FILE);
+  CHECK(std::string(mkrt_last_error(m)).find("nope.safetensors: cannot open") != std::string::npos);
+  write(dir / "trunc.safetensors", std::string("\x40\0\0\0\0\0\0\0{\"w.src\"", 17));
+  CHECK(mkrt_load_weights(m, (dir / "trunc.safetensors").c_str()) == MKRT_ERR_FILE);
+  CHECK(std::string(mkrt_last_error(m)).find("runs past the end of the file") != std::string::npos);
+  CHECK(mkrt_load_weights(m, nullptr) == MKRT_ERR_ARGUMENT);
+  CHECK(load({{"w.src", "F32", {4, 8}, w}, {"v.src", "F32", {8}, v}}) == MKRT_OK);
+  CHECK(mkrt_step(m, in, 4) == MKRT_OK);
+}
+
+TEST_CASE("mkrt: a wait timeout is reported from the kernel's record, then steps stop until reset") {
+  REQUIRE(fs::exists(fakeDriver()));
+  TempDir dir;
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  write(dir / "k.ptx", ptx("// FAKE timeout_at 2\n"));
+  write(dir / "k.meta.json", kMeta);
+  mkrt::Model m(dir / "k.ptx", dir / "k.meta.json");
+  m.randomWeights(1);
+  m.step({1, 0, 0, 0});
+  try {
+    m.step({1, 1, 0, 0});
+    FAIL("no timeout");
+  } catch (const mkrt::Error& e) {
+    CHECK(e.status() == MKRT_ERR_TIMEOUT);
+    CHECK(std::string(e.what()) ==
+          "step 2 (epoch 2): task 17 on SM 3 waited for counter 5 (expected 12, saw 11) past the timeout of 2000 ms; "
+          "the kernel stopped (see the schedule: mkdsl build --emit=schedule)");
+  }
+  CHECK(m.stepsRun() == 1);
+  try {
+    m.step({1, 2, 0, 0});
+    FAIL("stepped after a timeout");
+  } catch (const mkrt::Error& e) {
+    CHECK(e.status() == MKRT_ERR_STATE);
+    CHECK(std::string(e.what()).find("an earlier step failed (a wait timed out); call mkrt_reset") == 0);
+  }
+  m.reset();
+  m.step({1, 0, 0, 0});  // epoch 1: no timeout
+  CHECK(m.stepsRun() == 1);
+  CHECK(m.outputInts("next") == std::vector<int32_t>{1});
+}
+
+TEST_CASE("mkrt: a kernel fault, a rejected PTX, a GPU the kernel does not fit") {
+  REQUIRE(fs::exists(fakeDriver()));
+  TempDir dir;
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  write(dir / "k.meta.json", kMeta);
+  {
+    write(dir / "fault.ptx", ptx("// FAKE fault_at 1\n"));
+    mkrt::Model m(dir / "fault.ptx", dir / "k.meta.json");
+    m.randomWeights(1);
+    try {
+      m.step({1, 0, 0, 0});
+      FAIL("no fault");
+    } catch (const mkrt::Error& e) {
+      CHECK(e.status() == MKRT_ERR_KERNEL);
+      CHECK(std::string(e.what()).find("step 1: the kernel failed on device 0 (Fake GPU, sm_90, 132 SMs): "
+                                       "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)") == 0);
+    }
+    CHECK_THROWS_WITH_AS(m.reset(), doctest::Contains("close and reopen"), mkrt::Error);
+  }
+  write(dir / "reject.ptx", ptx("// FAKE_REJECT\n"));
+  auto o = openModel(dir / "reject.ptx", dir / "k.meta.json");
+  CHECK(o->m == nullptr);
+  CHECK(o->status == MKRT_ERR_KERNEL);
+  CHECK(o->err.find("the CUDA driver rejected " + (dir / "reject.ptx") + " on device 0 (Fake GPU, sm_90, 132 SMs): "
+                    "CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed)\nptxas application ptx input, line 7; fatal   : fake rejection") == 0);
+
+  write(dir / "k.ptx", ptx());
+  env.set("FAKE_CUDA_CC", "80");
+  o = openModel(dir / "k.ptx", dir / "k.meta.json");
+  CHECK(o->status == MKRT_ERR_KERNEL);
+  CHECK(o->err == "the kernel is built for sm_90a (compute capability 9.0 only) but device 0 (Fake GPU, sm_80, 132 SMs) is "
+                  "sm_80: rebuild it for this GPU (mkdsl build --gpu NAME --target ARCH)");
+  env.set("FAKE_CUDA_CC", "100");  // sm_90a runs on 9.0 only
+  CHECK(openModel(dir / "k.ptx", dir / "k.meta.json")->status == MKRT_ERR_KERNEL);
+  // sm_80 code runs on newer GPUs.
+  std::string meta80 = kMeta;
+  meta80.replace(meta80.find("\"sm_90a\""), 8, "\"sm_80\"");
+  write(dir / "k80.meta.json", meta80);
+  write(dir / "k80.ptx", ptx("", "sm_80"));
+  CHECK(openModel(dir / "k80.ptx", dir / "k80.meta.json")->m != nullptr);
+  env.set("FAKE_CUDA_CC", "75");
+  CHECK(openModel(dir / "k80.ptx", dir / "k80.meta.json")->err.find("compute capability 8.0 or newer") != std::string::npos);
+  env.set("FAKE_CUDA_CC", std::nullopt);
+
+  env.set("FAKE_CUDA_SMS", "100");
+  o = openModel(dir / "k.ptx", dir / "k.meta.json");
+  CHECK(o->status == MKRT_ERR_KERNEL);
+  CHECK(o->err.find("the kernel's 132 blocks (128 threads, 65536 bytes of dynamic shared memory each) must all be "
+                    "resident at once, but device 0 (Fake GPU, sm_90, 100 SMs) holds 1 per SM (100 in all)") == 0);
+  env.set("FAKE_CUDA_BLOCKS_PER_SM", "2");
+  CHECK(openModel(dir / "k.ptx", dir / "k.meta.json")->m != nullptr);
+  env.set("FAKE_CUDA_SMS", std::nullopt);
+  env.set("FAKE_CUDA_BLOCKS_PER_SM", std::nullopt);
+
+  env.set("FAKE_CUDA_NO_DEVICE", "1");
+  o = openModel(dir / "k.ptx", dir / "k.meta.json");
+  CHECK(o->status == MKRT_ERR_DRIVER);
+  CHECK(o->err == "no CUDA device on this machine: cuInit: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)");
+  env.set("FAKE_CUDA_NO_DEVICE", std::nullopt);
+  o = openModel(dir / "k.ptx", dir / "k.meta.json", 3);
+  CHECK(o->status == MKRT_ERR_ARGUMENT);
+  CHECK(o->err == "there is no CUDA device 3 (this machine has 1)");
+}
+
+TEST_CASE("mkrt: the tiny Llama's real PTX and metadata on the fake driver") {
+  REQUIRE(fs::exists(fakeDriver()));
+  std::ifstream src(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
+  std::ostringstream text;
+  text << src.rdbuf();
+  mk::CompileOptions opts;
+  opts.check.stdlibDir = MK_STDLIB_DIR;
+  std::string diags;
+  auto out = mk::compileSource("llama_tiny.mk", text.str(), opts, &diags);
+  REQUIRE_MESSAGE(out, diags);
+  TempDir dir;
+  write(dir / "tiny.ptx", out->artifact.ptx);
+  write(dir / "tiny.meta.json", out->metadataJson);
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  const FakeCudaStats before = fakeStats();
+  {
+    mkrt::Model m(dir / "tiny.ptx", dir / "tiny.meta.json");
+    const std::string weights = std::string(MK_SOURCE_DIR) + "/tests/data/tiny_llama.safetensors";
+    m.loadWeights(weights);
+    m.step({1, 0});
+    m.step({2, 1});
+    CHECK(m.output("logits").size() == 256);
+    CHECK(m.outputInts("next").size() == 1);
+    // The whole weights arena, as the "kernel" saw it: each weight's storage at its offset.
+    const rt::KernelMetadata meta = rt::parseMetadata(out->metadataJson, "tiny.meta.json");
+    const uint8_t* arena = reinterpret_cast<const uint8_t*>(uintptr_t(fakeLastParams()[0]));
+    auto set = rt::SafetensorsSet::open(weights);
+    for (const rt::TensorMeta& t : meta.tensors) {
+      if (t.kind != rt::TensorMeta::Weight) continue;
+      INFO(t.name);
+      auto want = rt::assembleWeightStorage({t.name, t.dtype, t.shape, t.layout, t.sources}, set);
+      CHECK(std::memcmp(arena + t.offset, want.data(), want.size()) == 0);
+    }
+  }
+  const FakeCudaStats after = fakeStats();
+  CHECK(after.launches == before.launches + 2);
+  CHECK(after.grid == 132);
+  CHECK(after.smem == unsigned(out->artifact.launch.dynamicSmemBytes));
+  CHECK(after.badAccesses == before.badAccesses);
+  CHECK(after.liveAllocations == before.liveAllocations);
+}
+
+namespace {
+
+// <build>/tools/mkrt/mkrt-run, beside this binary's build tree.
+std::string mkrtRun() {
+  fs::path exe = fs::read_symlink("/proc/self/exe");
+  return (exe.parent_path().parent_path() / "tools" / "mkrt" / "mkrt-run").string();
+}
+
+struct RunResult {
+  int status = -1;
+  std::string out, err;
+};
+RunResult runTool(const std::string& args, const TempDir& dir) {
+  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string cmd = "'" + mkrtRun() + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  RunResult r;
+  int raw = std::system(cmd.c_str());
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("mkrt-run: the standalone runner on the fake driver, its errors, and its dependencies") {
+  REQUIRE_MESSAGE(fs::exists(mkrtRun()), "build the mkrt-run target first: " << mkrtRun());
+  REQUIRE(fs::exists(fakeDriver()));
+  std::ifstream src(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
+  std::ostringstream text;
+  text << src.rdbuf();
+  mk::CompileOptions opts;
+  opts.check.stdlibDir = MK_STDLIB_DIR;
+  auto out = mk::compileSource("llama_tiny.mk", text.str(), opts);
+  REQUIRE(out);
+  TempDir dir;
+  write(dir / "tiny.ptx", out->artifact.ptx);
+  write(dir / "tiny.meta.json", out->metadataJson);
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  const std::string ptxArg = "--ptx '" + (dir / "tiny.ptx") + "'";
+
+  // Greedy: the ids on stdout (the fake kernel computes nothing: token 0 each time), timings on stderr.
+  RunResult r = runTool(ptxArg + " --random-weights 7 --tokens 1,2,3 --max-new 4", dir);
+  CHECK(r.status == 0);
+  CHECK(r.out == "0,0,0,0\n");
+  CHECK(r.err.find("mkrt-run: device 0 (Fake GPU, sm_90, 132 SMs)") != std::string::npos);
+  CHECK(r.err.find("mkrt-run: 6 steps (3 prompt tokens, 4 generated)") != std::string::npos);
+  CHECK(r.err.find("time to first token: ") != std::string::npos);
+  CHECK(r.err.find("per-token latency (3 decode steps, GPU time per launch): median 0.250 ms, p90 0.250 ms, p99 0.250 ms") !=
+        std::string::npos);
+  // Teacher forcing with a logits dump: [steps, vocab] float32, nothing on stdout.
+  r = runTool(ptxArg + " --meta '" + (dir / "tiny.meta.json") + "' --weights '" + MK_SOURCE_DIR +
+                  "/tests/data/tiny_llama.safetensors' --tokens 5,6,7,8 --max-new 0 --dump-logits '" + (dir / "l.npy") + "'",
+              dir);
+  CHECK(r.status == 0);
+  CHECK(r.out.empty());
+  auto logits = rt::readNpy(dir / "l.npy");
+  CHECK(logits.shape == std::vector<int64_t>{4, 256});
+  // Against reference logits: the same (zeros) pass, others fail with the error named.
+  r = runTool(ptxArg + " --random-weights 1 --tokens 5,6,7,8 --max-new 0 --compare-logits '" + (dir / "l.npy") + "'", dir);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("worst relative L2 error 0 (step 0), argmax equal in 4 of 4 steps: within") != std::string::npos);
+  rt::writeNpy(dir / "ones.npy", 4, 256, std::vector<float>(4 * 256, 1.0f));
+  r = runTool(ptxArg + " --random-weights 1 --tokens 5,6,7,8 --max-new 0 --compare-logits '" + (dir / "ones.npy") + "'", dir);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("worst relative L2 error 1 (step 0)") != std::string::npos);
+  CHECK(r.err.find("exceeds the tolerance 0.01") != std::string::npos);
+  r = runTool(ptxArg + " --random-weights 1 --tokens 5,6,7,8,9 --max-new 0 --compare-logits '" + (dir / "ones.npy") + "'", dir);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("holds logits of shape [4, 256]; expected at least [5, 256]") != std::string::npos);
+  // Errors: one line, exit status 1.
+  r = runTool(ptxArg + " --random-weights 7 --tokens 1,256", dir);
+  CHECK(r.status == 1);
+  CHECK(r.err == "mkrt-run: error: token id 256 is out of range: the vocabulary has 256 entries\n");
+  r = runTool(ptxArg + " --tokens 1", dir);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("give exactly one of --weights PATH and --random-weights SEED") != std::string::npos);
+  r = runTool(ptxArg + " --random-weights 7 --tokens 1 --timeout-ms 0", dir);
+  CHECK(r.status == 1);
+  r = runTool("--ptx '" + (dir / "missing.ptx") + "' --random-weights 7 --tokens 1", dir);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("missing.meta.json: cannot open") != std::string::npos);
+  env.set("MKRT_CUDA_LIBRARY", dir / "nowhere.so");
+  r = runTool(ptxArg + " --random-weights 7 --tokens 1", dir);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("mkrt-run: error: no CUDA driver") == 0);
+  r = runTool("--help", dir);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("usage: mkrt-run") == 0);
+
+#if !MK_TEST_ASAN
+  // It is copied to GPU machines without the build's libraries: libc (and libm) only.
+  FILE* p = popen(("ldd '" + mkrtRun() + "' 2>&1").c_str(), "r");
+  REQUIRE(p != nullptr);
+  char line[512];
+  int libs = 0;
+  while (fgets(line, sizeof line, p)) {
+    std::string l = line;
+    if (l.find("linux-vdso") != std::string::npos || l.find("ld-linux") != std::string::npos) continue;
+    ++libs;
+    CHECK_MESSAGE((l.find("libc.so") != std::string::npos || l.find("libm.so") != std::string::npos), l);
+  }
+  pclose(p);
+  CHECK(libs >= 1);
+#endif
+}
