@@ -1,5 +1,7 @@
 // The metadata sidecar (backend.h, metadataJson): everything the host runtime needs to allocate
 // the arenas, load the weights and launch the kernel, without reading the compiler's IR.
+#include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,49 @@ std::string array(const std::vector<T>& items, F&& item) {
 }
 
 std::string quoted(const std::string& s) { return jsonQuote(s); }
+
+// The exclusive upper bound on the values of step input `input` that keeps every region it
+// starts inside its tensor (the token indexes the embedding's rows, the position the caches'),
+// or -1 when no region starts at it. The runtime checks inputs against it before a launch.
+int64_t inputBound(const ir::Graph& g, int input) {
+  int64_t bound = -1;
+  auto tighten = [&](int64_t b) { bound = bound < 0 ? b : std::min(bound, b); };
+  for (const ir::Node& n : g.nodes) {
+    if (!n.func) continue;
+    for (size_t p = 0; p < n.scalars.size(); ++p) {
+      if (n.tensors[p] >= 0 || n.scalars[p].kind != ir::ScalarArg::Input || n.scalars[p].index != input) continue;
+      auto startsAt = [&](const ir::Expr* e) {
+        while (e && e->kind == ir::ExprKind::Cast && !e->operands.empty()) e = e->operands[0].get();
+        return e && e->kind == ir::ExprKind::Scalar && e->index == int(p);
+      };
+      auto region = [&](int param, const std::vector<ir::RegionDim>& dims) {
+        if (param < 0 || size_t(param) >= n.tensors.size() || n.tensors[param] < 0) return;
+        const ir::Tensor& t = g.tensors[size_t(n.tensors[param])];
+        for (size_t d = 0; d < dims.size() && d < t.shape.size(); ++d)
+          if (startsAt(dims[d].start.get())) tighten(t.shape[d] - std::max<int64_t>(dims[d].length, 1) + 1);
+      };
+      std::function<void(const ir::Expr*)> expr = [&](const ir::Expr* e) {
+        if (!e) return;
+        if (e->kind == ir::ExprKind::Load) region(e->index, e->region);
+        for (const auto& o : e->operands) expr(o.get());
+        for (const auto& r : e->region) expr(r.start.get());
+      };
+      std::function<void(const ir::Block&)> block = [&](const ir::Block& b) {
+        for (const auto& st : b) {
+          if (st->kind == ir::StmtKind::Store) region(st->tensor, st->region);
+          expr(st->value.get());
+          expr(st->lo.get());
+          expr(st->hi.get());
+          for (const auto& r : st->region) expr(r.start.get());
+          block(st->body);
+          block(st->otherwise);
+        }
+      };
+      block(n.func->body);
+    }
+  }
+  return bound;
+}
 
 }  // namespace
 
@@ -56,6 +101,11 @@ std::string metadataJson(const ir::Megakernel& kernel, const LaunchInfo& launch)
   field("version", "1");
   field("program", jsonQuote(g.program));
   field("config", jsonQuote(g.config));
+  field("config_values", "{" + [&] {
+    std::string v;
+    for (const auto& [name, value] : g.configValues) v += (v.empty() ? "" : ", ") + jsonQuote(name) + ": " + value;
+    return v;
+  }() + "}");
   field("target", jsonQuote(kernel.target.name));
   field("arch", jsonQuote(launch.arch));
   field("entry", jsonQuote(launch.entry));
@@ -88,6 +138,7 @@ std::string metadataJson(const ir::Megakernel& kernel, const LaunchInfo& launch)
          ", \"offset\": " + (p.buffer ? num(p.buffer->offset) : "null") +
          ", \"bytes\": " + num(p.buffer ? p.buffer->bytes : t.bytes());
     if (t.kind == ir::Tensor::Weight) s += ", \"sources\": " + array(t.sources, quoted);
+    if (!t.declaredAt.empty()) s += ", \"declared_at\": " + jsonQuote(t.declaredAt);
     s += "}";
   }
   s += g.tensors.empty() ? "],\n" : "\n  ],\n";
@@ -95,9 +146,11 @@ std::string metadataJson(const ir::Megakernel& kernel, const LaunchInfo& launch)
   auto tensorName = [&](int id) {
     return id >= 0 && id < static_cast<int>(g.tensors.size()) ? jsonQuote(g.tensors[id].name) : std::string("null");
   };
+  int inputIndex = 0;
   field("inputs", array(g.inputs, [&](const ir::StepInput& in) {
+          int64_t bound = inputBound(g, inputIndex++);
           return "{\"name\": " + jsonQuote(in.name) + ", \"dtype\": " + jsonQuote(dtypeName(in.dtype)) +
-                 ", \"tensor\": " + tensorName(in.tensor) + "}";
+                 ", \"tensor\": " + tensorName(in.tensor) + ", \"bound\": " + (bound < 0 ? "null" : num(bound)) + "}";
         }));
   field("outputs", array(g.outputs, [&](const std::pair<std::string, int>& out) {
           return "{\"name\": " + jsonQuote(out.first) + ", \"tensor\": " + tensorName(out.second) + "}";

@@ -2945,6 +2945,7 @@ bool elaborateStep(SourceManager& sources, DiagnosticEngine& diags, FileId root,
     return false;
   }
   sink.config = program.config ? program.config->name.name : "";
+  sink.configValues = program.configValues;
   checker.elaborate(sink);
   return diags.errorCount() == before;
 }

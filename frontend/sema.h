@@ -60,6 +60,7 @@ class GraphSink {
  public:
   virtual ~GraphSink() = default;
   std::string config;  // set by elaborateStep: the config the step is elaborated for
+  std::map<std::string, Ty> configValues;  // set by elaborateStep: that config's fields, evaluated
   // A weight or state tensor, the first time it is used; a group member once per index.
   virtual int storageTensor(const ast::Decl& decl, const Ty& ty, std::optional<int64_t> groupIndex) = 0;
   // A tensor step input (scalars need no tensor).

@@ -28,6 +28,9 @@ struct Tensor {
   // Weights: the safetensors names it is assembled from (templates resolved). Several sources
   // are concatenated along dim 0, or interleaved by `layout.args[0]` rows for Interleave.
   std::vector<std::string> sources;
+  // Weights and state: where the program declares it ("examples/llama.mk:42:5"), for messages
+  // of tools that see only the compiled kernel (the runtime names it when a weight is wrong).
+  std::string declaredAt;
   int64_t elements() const;
   int64_t storageElements() const;  // elements in memory: padded(P) rows hold P
   int64_t bytes() const;            // of its storage
@@ -62,6 +65,8 @@ struct StepInput {
 struct Graph {
   std::string program;  // the root file
   std::string config;   // the config it was built for
+  // Its fields, evaluated, as JSON number or boolean text ("128256", "500000.0", "true"), by name.
+  std::vector<std::pair<std::string, std::string>> configValues;
   std::vector<Tensor> tensors;
   std::vector<Node> nodes;  // in program order, a topological order of the dataflow
   std::vector<StepInput> inputs;

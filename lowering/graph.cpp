@@ -320,10 +320,15 @@ class TileLowering {
 
 class Builder : public GraphSink {
  public:
-  explicit Builder(ir::Graph& g) : g_(g) {}
+  Builder(ir::Graph& g, const SourceManager& sources) : g_(g), sources_(sources) {}
 
   int storageTensor(const ast::Decl& decl, const Ty& ty, std::optional<int64_t> groupIndex) override {
     ir::Tensor& t = add(ty.name.empty() ? decl.name.name : ty.name, ty);
+    if (decl.name.range.valid()) {
+      const SourceFile& f = sources_.file(decl.name.range.file);
+      LineCol lc = f.lineCol(decl.name.range.begin);
+      t.declaredAt = fmt::format("{}:{}:{}", f.path(), lc.line, lc.col);
+    }
     t.kind = as<ast::WeightDecl>(&decl) ? ir::Tensor::Weight : ir::Tensor::State;
     if (auto* w = as<ast::WeightDecl>(&decl))
       for (const auto& src : w->sources) t.sources.push_back(substitute(src.name, groupIndex));
@@ -420,6 +425,7 @@ class Builder : public GraphSink {
   }
 
   ir::Graph& g_;
+  const SourceManager& sources_;
   std::map<const OpInstance*, std::shared_ptr<const ir::TileFunc>> funcs_;
 };
 
@@ -429,9 +435,14 @@ std::optional<ir::Graph> buildGraph(SourceManager& sources, DiagnosticEngine& di
                                     const CheckOptions& options) {
   ir::Graph g;
   g.program = sources.file(root).path();
-  Builder builder(g);
+  Builder builder(g, sources);
   if (!elaborateStep(sources, diags, root, options, builder)) return std::nullopt;
   g.config = builder.config;
+  for (const auto& [name, t] : builder.configValues) {
+    if (t.kind == TyKind::Int && t.intValue && t.intValue->isConstant()) g.configValues.push_back({name, std::to_string(t.intValue->value())});
+    else if (t.kind == TyKind::Float && t.floatValue) g.configValues.push_back({name, fmt::format("{}", *t.floatValue)});
+    else if (t.kind == TyKind::Bool && t.boolValue) g.configValues.push_back({name, *t.boolValue ? "true" : "false"});
+  }
   return g;
 }
 

@@ -43,10 +43,12 @@ TEST_CASE("metadataJson: exact text of a small kernel") {
   ir::Megakernel k;
   k.graph.program = "models/\"odd\".mk";
   k.graph.config = "tiny";
+  k.graph.configValues = {{"layers", "1"}, {"eps", "1e-05"}, {"tied", "false"}};
   k.target = {"h200", "sm_90a", 2, 227 * 1024, 32, 512, 4.8e12};
   ir::Tensor w = tensor(0, "layer[0].w", ir::Tensor::Weight, DType::BF16, {32, 16});
   w.layout = {ir::Layout::Tiled, {16, 16}};
   w.sources = {"model.layers.0.a.weight", "model.layers.0.b.weight"};
+  w.declaredAt = "models/m.mk:3:12";
   k.graph.tensors = {w, tensor(1, "layer[0].kv", ir::Tensor::State, DType::F32, {2, 8}),
                      tensor(2, "x", ir::Tensor::Input, DType::F32, {16}),
                      tensor(3, "y.0", ir::Tensor::Activation, DType::BF16, {32}),
@@ -78,6 +80,7 @@ TEST_CASE("metadataJson: exact text of a small kernel") {
   "version": 1,
   "program": "models/\"odd\".mk",
   "config": "tiny",
+  "config_values": {"layers": 1, "eps": 1e-05, "tied": false},
   "target": "h200",
   "arch": "sm_90a",
   "entry": "mk_step",
@@ -94,13 +97,13 @@ TEST_CASE("metadataJson: exact text of a small kernel") {
   "params": ["weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"],
   "arenas": {"weights": 1024, "state": 256, "activations": 512},
   "tensors": [
-    {"name": "layer[0].w", "kind": "weight", "dtype": "bf16", "shape": [32, 16], "layout": "tiled(16, 16)", "arena": "weights", "offset": 0, "bytes": 1024, "sources": ["model.layers.0.a.weight", "model.layers.0.b.weight"]},
+    {"name": "layer[0].w", "kind": "weight", "dtype": "bf16", "shape": [32, 16], "layout": "tiled(16, 16)", "arena": "weights", "offset": 0, "bytes": 1024, "sources": ["model.layers.0.a.weight", "model.layers.0.b.weight"], "declared_at": "models/m.mk:3:12"},
     {"name": "layer[0].kv", "kind": "state", "dtype": "f32", "shape": [2, 8], "layout": "row_major", "arena": "state", "offset": 0, "bytes": 64},
     {"name": "x", "kind": "input", "dtype": "f32", "shape": [16], "layout": "row_major", "arena": "activations", "offset": 0, "bytes": 64},
     {"name": "y.0", "kind": "activation", "dtype": "bf16", "shape": [32], "layout": "row_major", "arena": "activations", "offset": 256, "bytes": 64},
     {"name": "loose", "kind": "activation", "dtype": "i32", "shape": [], "layout": "row_major", "arena": null, "offset": null, "bytes": 4}
   ],
-  "inputs": [{"name": "pos", "dtype": "i32", "tensor": null}, {"name": "x", "dtype": "f32", "tensor": "x"}],
+  "inputs": [{"name": "pos", "dtype": "i32", "tensor": null, "bound": null}, {"name": "x", "dtype": "f32", "tensor": "x", "bound": null}],
   "outputs": [{"name": "y", "tensor": "y.0"}]
 }
 )json";
@@ -145,6 +148,10 @@ TEST_CASE("metadataJson: the tiny Llama's sidecar matches its memory plan") {
     }
   CHECK(json.find("\"arenas\": {\"weights\": " + std::to_string(kernel->memory.weightBytes) + ", ") != std::string::npos);
   CHECK(json.find("\"target\": \"h200\"") != std::string::npos);
-  CHECK(json.find("{\"name\": \"token\", \"dtype\": \"i32\", \"tensor\": null}") != std::string::npos);
+  // The token indexes the embedding's 256 rows; the position the caches' 64 (max_seq).
+  CHECK(json.find("{\"name\": \"token\", \"dtype\": \"i32\", \"tensor\": null, \"bound\": 256}") != std::string::npos);
+  CHECK(json.find("{\"name\": \"pos\", \"dtype\": \"i32\", \"tensor\": null, \"bound\": 64}") != std::string::npos);
+  CHECK(json.find("\"max_seq\": 64") != std::string::npos);
+  CHECK(json.find("\"declared_at\": \"") != std::string::npos);
   CHECK(json.find("\"model.layers.1.mlp.down_proj.weight\"") != std::string::npos);
 }
