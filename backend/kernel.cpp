@@ -38,7 +38,10 @@ namespace {
 using llvm::Value;
 using V = llvm::Value*;
 
-constexpr int kTaskWords = 10;  // taskId, node, index[4], waitBegin, waitEnd, signalBegin, signalEnd
+// A task record: taskId, node, variant (the node's lowered form), 0, index[4], waitBegin, waitEnd,
+// signalBegin, signalEnd. 48 bytes: the variant comes with the record (no dependent lookup before
+// the dispatch) and the record is three 16-byte loads.
+constexpr int kTaskWords = 12;
 constexpr int kMaxGridRank = 4;
 constexpr int64_t kMaxSlotBytes = 64 * 1024;
 enum Arena : uint64_t { Weights = 0, State = 1, Activations = 2 };
@@ -181,12 +184,14 @@ class KernelBuilder {
     const int T = blockSize - (ring ? 32 : 0);
 
     // The step's tables: per-SM queues of task records, wait and signal lists, node arguments.
-    std::vector<uint32_t> queueStart{0}, tasks, waits, signals, expected, nodeVariant;
+    std::vector<uint32_t> queueStart{0}, tasks, waits, signals, expected;
     for (const auto& q : mk_.queues) {
       for (int id : q) {
         const ir::Task& t = mk_.tasks.at(size_t(id));
         tasks.push_back(uint32_t(t.id));
         tasks.push_back(uint32_t(t.node));
+        tasks.push_back(uint32_t(nodeVariant_.at(size_t(t.node))));
+        tasks.push_back(0);
         for (int d = 0; d < kMaxGridRank; ++d) tasks.push_back(d < int(t.index.size()) ? uint32_t(t.index[size_t(d)]) : 0);
         tasks.push_back(uint32_t(waits.size()));
         for (int w : t.waits) waits.push_back(uint32_t(w));
@@ -205,7 +210,6 @@ class KernelBuilder {
     std::vector<uint64_t> nodeArgs;
     for (size_t ni = 0; ni < mk_.graph.nodes.size(); ++ni) {
       const ir::Node& n = mk_.graph.nodes[ni];
-      nodeVariant.push_back(uint32_t(nodeVariant_[ni]));
       for (size_t p = 0; p < maxParams; ++p) {
         uint64_t w = 0;
         if (p < n.tensors.size() && n.tensors[p] >= 0) {
@@ -238,7 +242,6 @@ class KernelBuilder {
     auto* gWaits = table(m, "mk_waits", waits);
     auto* gSignals = table(m, "mk_signals", signals);
     auto* gExpected = table(m, "mk_counter_expected", expected);
-    auto* gVariant = table(m, "mk_node_variant", nodeVariant);
     auto* gArgs = table(m, "mk_node_args", nodeArgs);
     // Where the ring starts and how many slots it has: known only once every task's tile needs
     // are, so the code reads them from a constant that is filled in at the end (and folded).
@@ -363,13 +366,13 @@ class KernelBuilder {
         a.params.push_back(isFloat(par.dtype) ? b.CreateBitCast(x, b.getFloatTy()) : x);
       }
       for (size_t d = 0; d < v.func->taskGrid.size(); ++d)
-        a.index.push_back(b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(uint32_t(2 + d)))));
+        a.index.push_back(b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(uint32_t(4 + d)))));
       return a;
     };
 
     // Dispatch: one case per variant, its code emitted once.
     auto dispatch = [&](V node, V rec, Side side) {
-      V variant = u32At(gVariant, node);
+      V variant = b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(2)));
       auto* join = block("task.end");
       auto* sw = b.CreateSwitch(variant, join, unsigned(variants_.size()));
       for (size_t i = 0; i < variants_.size(); ++i) {
@@ -404,7 +407,7 @@ class KernelBuilder {
         auto word = [&](int k) { return b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(uint32_t(k)))); };
         env.taskId = word(0);
         V node = word(1);
-        V waitBegin = word(6), waitEnd = word(7), sigBegin = word(8), sigEnd = word(9);
+        V waitBegin = word(8), waitEnd = word(9), sigBegin = word(10), sigEnd = word(11);
         when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
           loop(waitBegin, waitEnd, [&](V w) {
             when(b.CreateICmpEQ(b.CreateLoad(i32, abortPtr), b.getInt32(0)), [&] {

@@ -967,7 +967,9 @@ class TileGen {
   // M % W rows left over are split across all W warps (W / left warps per row, partial sums in
   // shared memory), so no warp does much more than M / W rows. Lanes stride over a row with
   // 16-byte loads where the rows allow, f32 fma, then a butterfly sum.
-  TileRef rowdot(const Expr& e) {
+  // With `into`, adds the result to that f32 tile instead (`acc += rowdot(...)` without a
+  // temporary, its barrier and a second pass).
+  TileRef rowdot(const Expr& e, const TileRef* into = nullptr) {
     const Expr& A = operand(e, 0);
     const Expr& x = operand(e, 1);
     if (A.shape.size() != 2) unsupported("rowdot of a matrix of rank " + std::to_string(A.shape.size()));
@@ -975,7 +977,12 @@ class TileGen {
     const int W = T() / 32;
     const int64_t whole = M / W * W, left = M - whole;
     const int g = left > 0 ? W / int(left) : 1;  // warps per left-over row
-    TileRef out = allocTemp(M, e.dtype);
+    TileRef out = into ? *into : allocTemp(M, e.dtype);
+    // Row m's result: stored, or added to the accumulator.
+    auto put = [&](V m, V s) {
+      if (into) writeTile(out, m, b_.CreateFAdd(readTile(out, m), s));
+      else writeTile(out, m, convert(DType::F32, e.dtype, s));
+    };
     TileRef partial = g > 1 ? allocTemp(left * g, DType::F32) : TileRef{};
     RowAccess acc = rowAccess(A, K);
     V lane = b_.CreateURem(env_.tid, ci(32)), warp = b_.CreateUDiv(env_.tid, ci(32));
@@ -1014,7 +1021,7 @@ class TileGen {
     if (whole > 0) {
       loop(warp, ci(whole), ci(W), [&](V m) {
         V s = rowSum(m, ci(0), 1);
-        when(b_.CreateICmpEQ(lane, ci(0)), [&] { writeTile(out, m, convert(DType::F32, e.dtype, s)); });
+        when(b_.CreateICmpEQ(lane, ci(0)), [&] { put(m, s); });
       }, /*unroll=*/1);  // rows are independent: unrolling them only multiplies live registers
     }
     if (left > 0) {
@@ -1023,7 +1030,7 @@ class TileGen {
         V m = b_.CreateAdd(slot, ci(whole));
         V s = rowSum(m, part, g);
         when(b_.CreateICmpEQ(lane, ci(0)), [&] {
-          if (g == 1) writeTile(out, m, convert(DType::F32, e.dtype, s));
+          if (g == 1) put(m, s);
           else writeTile(partial, b_.CreateAdd(b_.CreateMul(slot, ci(g)), part), s);
         });
       });
@@ -1033,7 +1040,7 @@ class TileGen {
       forEachElement(left, [&](V r) {
         V s = cf(0);
         for (int j = 0; j < g; ++j) s = b_.CreateFAdd(s, readTile(partial, b_.CreateAdd(b_.CreateMul(r, ci(g)), ci(j))));
-        writeTile(out, b_.CreateAdd(r, ci(whole)), convert(DType::F32, e.dtype, s));
+        put(b_.CreateAdd(r, ci(whole)), s);
       });
       barrier();
     }
@@ -1081,7 +1088,7 @@ class TileGen {
   }
 
   // The compute side's half of the ring: wait until the statement's weight tiles are in their
-  // slots (every thread observes the mbarrier phase), then agree that no wait failed.
+  // slots (every thread observes the mbarrier phase itself).
   std::vector<V> acquireSlots(const Stmt& s) {
     std::vector<V> slots;
     for (const Expr* load : streamedOf(s, v_.streamed)) {
@@ -1099,13 +1106,8 @@ class TileGen {
       ring_[load] = smemPtr(env_, b_.CreateAdd(env_.ringBase, b_.CreateMul(slot, ci(env_.slotBytes))));
       slots.push_back(slot);
     }
-    if (!slots.empty()) {
-      barrier();
-      V abort = b_.CreateLoad(i32(), smemPtr(env_, ci(SmemLayout::kAbortFlag)));
-      auto* go = newBlock("ring.ok");
-      b_.CreateCondBr(b_.CreateICmpNE(abort, ci(0)), env_.exit, go);
-      b_.SetInsertPoint(go);
-    }
+    // No barrier here: each thread has seen the tile land itself; whether a wait failed is
+    // decided after the statement's closing barrier (finishStatement).
     return slots;
   }
 
@@ -1155,6 +1157,14 @@ class TileGen {
       default: break;
     }
     std::vector<V> slots = acquireSlots(s);
+    if (accumulatesRowdot(s)) {
+      const Expr& rd = *s.value;
+      for (const auto& o : rd.operands) prepare(*o);
+      TileRef acc = localTile(s.slot);
+      rowdot(rd, &acc);  // ends with a barrier
+      finishStatement(slots);
+      return;
+    }
     if (s.value) prepare(*s.value);
     bool tiles = false;
     switch (s.kind) {
@@ -1214,6 +1224,33 @@ class TileGen {
       default: break;
     }
     if (tiles || !slots.empty()) barrier();
+    finishStatement(slots);
+  }
+
+  // `acc += rowdot(A, x)` on an f32 tile local that the operands do not read.
+  bool accumulatesRowdot(const Stmt& s) const {
+    if (s.kind != StmtKind::Assign || s.assign != ir::AssignOp::Add || !s.value || s.value->kind != ExprKind::RowDot) return false;
+    const auto& L = fn_.locals.at(size_t(s.slot));
+    if (L.shape.empty() || L.dtype != DType::F32 || s.value->dtype != DType::F32 || L.shape != s.value->shape) return false;
+    std::function<bool(const Expr&)> reads = [&](const Expr& e) {
+      if (e.kind == ExprKind::Local && e.index == s.slot) return true;
+      for (const auto& o : e.operands)
+        if (o && reads(*o)) return true;
+      for (const auto& r : e.region)
+        if (r.start && reads(*r.start)) return true;
+      return false;
+    };
+    return !reads(*s.value);
+  }
+
+  // After the statement's closing barrier: leave if a ring wait of this statement failed (every
+  // compute thread has passed the barrier, so they all leave together), else free its slots.
+  void finishStatement(const std::vector<V>& slots) {
+    if (slots.empty()) return;
+    V abort = b_.CreateLoad(i32(), smemPtr(env_, ci(SmemLayout::kAbortFlag)));
+    auto* go = newBlock("ring.ok");
+    b_.CreateCondBr(b_.CreateICmpNE(abort, ci(0)), env_.exit, go);
+    b_.SetInsertPoint(go);
     releaseSlots(slots);
   }
 
