@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# All GPU checks in one run, on the GPU machine (issue 5; the benchmark of issue 6 goes at the
+# marked place below). Needs build-gpu/ from scripts/gpu-prepare.sh (made on the build machine:
+# mkdsl cannot be built on the GPU machine) and python3 with torch, transformers, safetensors, numpy.
+#
+#   bash scripts/gpu-prepare.sh                       # here
+#   device run: bash scripts/gpu-check.sh             # carry ["build-gpu"]; results under $OUT
+#
+# Checks, in order (each one's stdout/stderr in logs/NAME.log inside results.tar.gz):
+#   env            nvidia-smi, library versions, build-gpu/PREPARED.txt
+#   golden-tiny    mkrt-run on tests/data's tiny goldens vs transformers f32/bf16 and the CPU interpreter
+#   fault          the --test-drop-signal kernel must stop with the timeout record, not hang
+#   parity-tiny    scripts/gpu_parity.py, examples/llama_tiny.mk, random HF weights, 64 steps
+#   parity-llama-3.2-1b   the same for examples/llama.mk --config llama_3_2_1b (sharded checkpoint)
+#   depth-2, depth-4, depth-8   diagnostic (INFO, not gated): the 1B shapes with fewer layers
+#   memcheck, synccheck, racecheck   compute-sanitizer on the tiny model (the 24 golden steps)
+#   memcheck-llama-3.2-1b   extra (INFO, not gated): memcheck on the 1B kernel, 3 steps
+#   benchmark      (issue 6) not yet: SKIP
+# Output in $OUT (at most 8 files come back from the device tool): summary.md (the PASS/FAIL table),
+# gpu-check.log (this console), results.tar.gz (every log, parity.json/.md, the tiny logits), and
+# the parity JSONs. Exit status 0 when every check passed (SKIP and INFO rows allowed), 1 otherwise.
+#
+# Environment: OUT (default ./build-gpu-check), GPU_DIR (default build-gpu), WORK (default
+# /tmp/mkdsl-gpu-check), GPU_CHECK_BUDGET_S (default 440: the checks' own time budget; later
+# checks get what is left), SEED_TINY (0), SEED_1B (1), STEPS (64), PROMPT (16), CHECKS (a
+# space-separated subset of the names above to run, e.g. CHECKS="parity-tiny memcheck"; default all).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${OUT:-$ROOT/build-gpu-check}   # build* is ignored by git
+G=${GPU_DIR:-build-gpu}
+W=${WORK:-/tmp/mkdsl-gpu-check}
+BUDGET_S=${GPU_CHECK_BUDGET_S:-440}
+STEPS=${STEPS:-64}
+PROMPT=${PROMPT:-16}
+SEED_TINY=${SEED_TINY:-0}
+SEED_1B=${SEED_1B:-1}
+export PYTHONUNBUFFERED=1
+START=$(date +%s)
+
+rm -rf "$W"
+mkdir -p "$W/logs" "$W/tmp" "$OUT"
+CONSOLE=$W/gpu-check.log
+say() { echo "$*" | tee -a "$CONSOLE"; }
+
+NAMES=(); RESULTS=(); SECS=(); DETAILS=()
+record() {  # NAME RESULT SECONDS DETAIL
+  NAMES+=("$1"); RESULTS+=("$2"); SECS+=("$3"); DETAILS+=("$4")
+  say "[$(date -u +%H:%M:%S)] $1: $2 ($3 s) $4"
+}
+left() { echo $((BUDGET_S - ($(date +%s) - START))); }
+cap() {  # the smaller of $1 and what is left of the budget (at least 5 s)
+  local l; l=$(left); [ "$l" -lt 5 ] && l=5
+  [ "$1" -lt "$l" ] && echo "$1" || echo "$l"
+}
+# run NAME TIMEOUT CMD...: stdout+stderr to logs/NAME.log; sets RC and ELAPSED.
+run() {
+  local name=$1 t=$2; shift 2
+  local log=$W/logs/$name.log t0
+  say "[$(date -u +%H:%M:%S)] $name (limit ${t} s): $*"
+  { echo "\$ $*"; echo "[limit ${t} s, started $(date -u +%FT%TZ)]"; } > "$log"
+  t0=$(date +%s.%N)
+  timeout -k 10 "$t" "$@" >> "$log" 2>&1
+  RC=$?
+  ELAPSED=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$t0" "$(date +%s.%N)")
+  echo "[exit status $RC after $ELAPSED s]" >> "$log"
+}
+CHECKS=${CHECKS:-}
+want() { [ -z "$CHECKS" ] || [[ " $CHECKS " == *" $1 "* ]]; }
+last_line() { grep -E "$1" "$2" | tail -1 | cut -c1-400; }
+
+TINY_TOKENS=$(tr -d ' \n' < tests/data/tiny_llama_tokens.txt)
+chmod +x "$G/mkrt-run" 2>/dev/null
+
+say "# mkdsl GPU checks: bash scripts/gpu-check.sh ($(date -u +%FT%TZ), budget ${BUDGET_S} s)"
+
+# ---- env ---------------------------------------------------------------------------------------
+{
+  echo "\$ nvidia-smi"; nvidia-smi
+  echo; echo "\$ nvidia-smi --query-gpu=..."
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,power.limit,persistence_mode,compute_mode --format=csv
+  echo; echo "\$ nvidia-smi -q -d CLOCK"; nvidia-smi -q -d CLOCK
+  echo; uname -a; nproc; free -g
+  echo; python3 -c "import sys, torch, transformers, safetensors, numpy; print('python', sys.version.split()[0], 'torch', torch.__version__, 'cuda', torch.version.cuda, 'transformers', transformers.__version__, 'safetensors', safetensors.__version__, 'numpy', numpy.__version__); print('device', torch.cuda.get_device_name(0), torch.cuda.get_device_capability(0))"
+  echo; compute-sanitizer --version
+  echo; ls -la "$G"; cat "$G/PREPARED.txt"
+} > "$W/logs/env.log" 2>&1
+GPU_LINE=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
+missing=""
+for f in mkrt-run tiny.ptx tiny.meta.json llama1b.ptx llama1b.meta.json tiny_drop.ptx tiny_drop.meta.json tiny_cpu.npy; do
+  [ -f "$G/$f" ] || missing="$missing $f"
+done
+if [ -n "$GPU_LINE" ] && [ -z "$missing" ]; then
+  record env PASS 0 "$GPU_LINE; $(grep -E '^git:' "$G/PREPARED.txt" 2>/dev/null)"
+else
+  record env FAIL 0 "GPU: '${GPU_LINE:-none}'; missing in $G:${missing:- nothing}"
+fi
+
+# ---- golden-tiny: mkrt-run on the committed goldens ---------------------------------------------
+if want golden-tiny; then
+run golden-tiny "$(cap 120)" python3 scripts/gpu_parity.py --golden tests/data --cpu-logits "$G/tiny_cpu.npy" \
+  --ptx "$G/tiny.ptx" --mkrt "$G/mkrt-run" --out "$W/golden-tiny"
+D=$(last_line '^PARITY' "$W/logs/golden-tiny.log")
+[ $RC -eq 0 ] && record golden-tiny PASS "$ELAPSED" "$D" || record golden-tiny FAIL "$ELAPSED" "exit $RC: ${D:-see logs/golden-tiny.log}"
+fi
+
+# ---- fault: a dropped signal must end in the timeout record, not a hang --------------------------
+if want fault; then
+run fault "$(cap 60)" "$G/mkrt-run" --ptx "$G/tiny_drop.ptx" --random-weights 7 --tokens 1,2,3 --max-new 0 --timeout-ms 300
+MSG=$(grep -oE 'task [0-9]+ on SM [0-9]+ waited for counter [0-9]+ \(expected [0-9]+, saw [0-9]+\) past the timeout of 300 ms' "$W/logs/fault.log" | head -1)
+FAST=$(python3 -c "import sys; print(int(float(sys.argv[1]) < 30))" "$ELAPSED")
+if [ $RC -ne 0 ] && [ $RC -ne 124 ] && [ $RC -ne 137 ] && [ -n "$MSG" ] && [ "$FAST" = 1 ]; then
+  record fault PASS "$ELAPSED" "exit $RC in $ELAPSED s: \"$MSG\""
+else
+  case $RC in 0) why="exit 0: the broken kernel ran to the end";; 124|137) why="HUNG: killed by timeout after $ELAPSED s";; *) why="exit $RC";; esac
+  record fault FAIL "$ELAPSED" "$why; timeout message: '${MSG:-none}'; $(last_line 'error' "$W/logs/fault.log")"
+fi
+fi
+
+# ---- parity against transformers -------------------------------------------------------------------
+if want parity-tiny; then
+run parity-tiny "$(cap 240)" python3 scripts/gpu_parity.py --meta "$G/tiny.meta.json" --ptx "$G/tiny.ptx" \
+  --mkrt "$G/mkrt-run" --out "$W/parity-tiny" --steps "$STEPS" --prompt "$PROMPT" --seed "$SEED_TINY" --name tiny \
+  --golden-weights tests/data/tiny_llama.safetensors --work "$W/tmp"
+D=$(last_line '^PARITY' "$W/logs/parity-tiny.log")
+[ $RC -eq 0 ] && record parity-tiny PASS "$ELAPSED" "$D" || record parity-tiny FAIL "$ELAPSED" "exit $RC: ${D:-see logs/parity-tiny.log}"
+fi
+
+if want parity-llama-3.2-1b; then
+run parity-llama-3.2-1b "$(cap 300)" python3 scripts/gpu_parity.py --meta "$G/llama1b.meta.json" --ptx "$G/llama1b.ptx" \
+  --mkrt "$G/mkrt-run" --out "$W/parity-llama-3.2-1b" --steps "$STEPS" --prompt "$PROMPT" --seed "$SEED_1B" \
+  --name llama-3.2-1b --max-shard-size 1GB --work "$W/tmp"
+D=$(last_line '^PARITY' "$W/logs/parity-llama-3.2-1b.log")
+[ $RC -eq 0 ] && record parity-llama-3.2-1b PASS "$ELAPSED" "$D" || record parity-llama-3.2-1b FAIL "$ELAPSED" "exit $RC: ${D:-see logs/parity-llama-3.2-1b.log}"
+fi
+
+# ---- depth sweep (diagnostic, not gated: INFO rows) -----------------------------------------------
+# The Llama-3.2-1B shapes with 2, 4 and 8 layers: how the distance to transformers float32 grows
+# with depth, for mkdsl and for transformers' own bf16 run. Skipped when less than 90 s are left.
+for L in 2 4 8; do
+  want "depth-$L" || continue
+  if [ ! -f "$G/llama1b_l$L.ptx" ] || [ "$(left)" -lt 90 ]; then
+    record "depth-$L" INFO 0 "not run (no $G/llama1b_l$L.ptx, or the budget is short)"
+    continue
+  fi
+  run "depth-$L" "$(cap 120)" python3 scripts/gpu_parity.py --meta "$G/llama1b_l$L.meta.json" --ptx "$G/llama1b_l$L.ptx" \
+    --mkrt "$G/mkrt-run" --out "$W/depth-$L" --steps "$STEPS" --prompt "$PROMPT" --seed "$SEED_1B" \
+    --name "llama-3.2-1b-$L-layers" --max-shard-size 1GB --work "$W/tmp" --no-greedy
+  D=$(last_line '^PARITY' "$W/logs/depth-$L.log")
+  B=$(python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['comparisons']['hf_bf16_vs_hf_f32']['all']; print(f\"transformers bf16 vs f32 worst {c['worst_rel_l2']:.3g}, mean {c['mean_rel_l2']:.3g}\")" "$W/depth-$L/parity.json" 2>/dev/null)
+  record "depth-$L" INFO "$ELAPSED" "exit $RC: ${D:-see logs/depth-$L.log}; ${B:-}"
+done
+rm -rf "$W/tmp"   # the checkpoints (3 GB for the 1B)
+
+# ---- compute-sanitizer on the tiny model ----------------------------------------------------------
+# Teacher-forced on the golden weights and tokens, logits checked against the interpreter's; a long
+# wait timeout, since the tools slow the kernel down by orders of magnitude.
+sanitize() {  # NAME TOOL LIMIT PASS-RESULT MKRT-ARGS...   (PASS-RESULT: PASS, or INFO for an extra run)
+  local name=$1 tool=$2 lim=$3 okres=$4; shift 4
+  want "$name" || return 0
+  local failres=FAIL; [ "$okres" = INFO ] && failres=INFO
+  if [ "$(left)" -lt 20 ]; then
+    record "$name" "$failres" 0 "not run: the time budget is spent"
+    return
+  fi
+  run "$name" "$(cap "$lim")" compute-sanitizer --tool "$tool" --error-exitcode 3 --print-limit 50 \
+    "$G/mkrt-run" "$@" --max-new 0 --timeout-ms 120000
+  local log=$W/logs/$name.log sum bad steps cmp
+  sum=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY' "$log" | sed 's/^=* *//' | tr '\n' ';' | cut -c1-300)
+  # errors fail; racecheck's warnings (possible hazards) are reported in the detail
+  bad=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY' "$log" | grep -E 'SUMMARY: [1-9]' | grep -cvE '\(0 errors')
+  steps=$(last_line 'mkrt-run: [0-9]+ steps' "$log" | sed 's/^mkrt-run: //')
+  cmp=$(last_line 'logits against' "$log" | sed 's/.*worst/worst/')
+  if [ $RC -eq 0 ] && [ -n "$sum" ] && [ "$bad" -eq 0 ]; then
+    record "$name" "$okres" "$ELAPSED" "clean: $sum $steps${cmp:+; $cmp}"
+  elif [ $RC -eq 124 ] || [ $RC -eq 137 ]; then
+    record "$name" "$failres" "$ELAPSED" "TIMEOUT (killed after the limit); ${sum:-no summary}"
+  else
+    record "$name" "$failres" "$ELAPSED" "NOT CLEAN or failed, exit $RC: ${sum:-no summary}; $(last_line 'error|Error' "$log")"
+  fi
+}
+# The tiny model on the golden weights and all 24 golden tokens (two attention chunks), logits
+# checked against the interpreter's (the tools must not change the result).
+TINY_ARGS=(--ptx "$G/tiny.ptx" --weights tests/data/tiny_llama.safetensors --tokens "$TINY_TOKENS"
+           --compare-logits "$G/tiny_cpu.npy" --tolerance 1e-6)
+sanitize memcheck memcheck 150 PASS "${TINY_ARGS[@]}"
+sanitize synccheck synccheck 150 PASS "${TINY_ARGS[@]}"
+sanitize racecheck racecheck 180 PASS "${TINY_ARGS[@]}"
+# Extra, not gated: memcheck on the Llama-3.2-1B kernel, random weights, 3 steps.
+sanitize memcheck-llama-3.2-1b memcheck 120 INFO --ptx "$G/llama1b.ptx" --random-weights 7 --tokens 1,2,3
+
+# ---- BENCHMARK (issue 6) --------------------------------------------------------------------------
+# >>> Add the benchmark here. It runs after the parity checks above, in this same device call, and
+# >>> must not run (record FAIL) when any parity check failed: correctness first. It should record
+# >>> one `record benchmark PASS|FAIL SECONDS "DETAIL"` row, write its JSON under $W (one object per
+# >>> (model, context): model, context, step_bytes, copy_tbps, mkdsl_us, mkdsl_p99_us,
+# >>> torch_compile_us, torch_eager_us, pct_of_copy_bw, speedup_vs_torch_compile, parity_ok) and
+# >>> copy it to $OUT. Until then:
+want benchmark && record benchmark SKIP 0 "issue 6: not implemented yet"
+# <<< end of the benchmark section
+
+# ---- summary ------------------------------------------------------------------------------------------
+FAILED=0
+for r in "${RESULTS[@]}"; do [ "$r" = PASS ] || [ "$r" = SKIP ] || [ "$r" = INFO ] || FAILED=1; done
+{
+  echo "# mkdsl GPU checks"
+  echo
+  echo "Command (device tool \`run\`, kind nvidia-h200, carry [\"build-gpu\"]): \`${CHECKS:+CHECKS=\"$CHECKS\" }bash scripts/gpu-check.sh\`,"
+  echo "after \`bash scripts/gpu-prepare.sh\` on the build machine."
+  echo
+  echo "- date: $(date -u +%FT%TZ); total $(( $(date +%s) - START )) s of the command"
+  echo "- GPU: ${GPU_LINE:-?}"
+  echo "- $(python3 -c "import sys, torch, transformers; print('python', sys.version.split()[0], '| torch', torch.__version__, '| transformers', transformers.__version__)" 2>/dev/null)"
+  echo "- $(compute-sanitizer --version 2>/dev/null | grep -i version | head -1)"
+  grep -E '^(git|mkdsl|prepared):' "$G/PREPARED.txt" 2>/dev/null | sed 's/^/- /'
+  echo
+  echo "| check | result | seconds | detail |"
+  echo "|---|---|---|---|"
+  for i in "${!NAMES[@]}"; do
+    echo "| ${NAMES[$i]} | ${RESULTS[$i]} | ${SECS[$i]} | $(echo "${DETAILS[$i]}" | sed 's/|/\\|/g') |"
+  done
+  echo
+  [ $FAILED -eq 0 ] && echo "Overall: **PASS**" || echo "Overall: **FAIL**"
+} > "$W/summary.md"
+cat "$W/summary.md" | tee -a "$CONSOLE" > /dev/null
+cat "$W/summary.md"
+
+# ---- what comes back -------------------------------------------------------------------------------
+cp "$W/summary.md" "$CONSOLE" "$OUT/" 2>/dev/null
+for d in golden-tiny parity-tiny parity-llama-3.2-1b; do
+  [ -f "$W/$d/parity.json" ] && cp "$W/$d/parity.json" "$OUT/$d.json"
+done
+tar -czf "$OUT/results.tar.gz" -C "$W" --exclude=tmp . 2>/dev/null
+ls -la "$OUT"
+exit $FAILED

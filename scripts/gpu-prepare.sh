@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Prepare build-gpu/ for the GPU checks (scripts/gpu-check.sh), on the build machine.
+#
+# The GPU machine has nvcc, ptxas, python3 with torch/transformers, compute-sanitizer, but no LLVM,
+# ANTLR or fmt, so mkdsl cannot be built there: everything it needs from mkdsl is made here and
+# carried in build-gpu/ (ignored by git; the device tool's `carry`, at most 64 MiB):
+#   mkrt-run                       the host runtime's CLI, stripped (needs only libc and libcuda)
+#   tiny.ptx, tiny.meta.json       examples/llama_tiny.mk, sm_90a
+#   llama1b.ptx, llama1b.meta.json examples/llama.mk --config llama_3_2_1b, sm_90a
+#   tiny_drop.ptx, .meta.json      the tiny kernel built with --test-drop-signal 5 (the fault test)
+#   llama1b_l{2,4,8}.ptx, .meta.json  the 1B shapes with 2, 4, 8 layers (diagnostic depth sweep)
+#   tiny_cpu.npy                   the CPU interpreter's logits for tests/data's weights and tokens
+#   PREPARED.txt                   git revision, tool versions, sha256 of every file
+#
+#   bash scripts/gpu-prepare.sh            # then: device run `bash scripts/gpu-check.sh`, carry build-gpu
+#
+# Environment: BUILD (default build), OUT_DIR (default build-gpu), DROP_TASK (default 5).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+G=${OUT_DIR:-build-gpu}
+DROP_TASK=${DROP_TASK:-5}
+MKDSL=$BUILD/tools/mkdsl/mkdsl
+MKRT=$BUILD/tools/mkrt/mkrt-run
+LIMIT_MIB=60   # the carry limit is 64 MiB for everything that travels
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "build ($BUILD)"
+if [ ! -f "$BUILD/build.ninja" ]; then
+  echo "no $BUILD/build.ninja: configure first (bash scripts/run.sh does)" >&2
+  exit 1
+fi
+ninja -C "$BUILD" mkdsl mkrt-run 2>/dev/null || ninja -C "$BUILD"
+
+step "fill $G/"
+rm -rf "$G"
+mkdir -p "$G"
+cp "$MKRT" "$G/mkrt-run"
+strip "$G/mkrt-run"
+echo "mkrt-run needs:"; ldd "$G/mkrt-run" | sed 's/^/  /'
+if ldd "$G/mkrt-run" | grep -v -E 'linux-vdso|libc\.so|libm\.so|ld-linux' | grep -q .; then
+  echo "mkrt-run links more than libc/libm; it may not run on the GPU machine" >&2
+  exit 1
+fi
+
+build() {  # NAME FILE [mkdsl build options...]
+  local name=$1 file=$2; shift 2
+  echo "$MKDSL build $file -o $G/$name.ptx --target sm_90a $*"
+  "$MKDSL" build "$file" -o "$G/$name.ptx" --target sm_90a "$@"
+}
+build tiny examples/llama_tiny.mk
+build llama1b examples/llama.mk --config llama_3_2_1b
+build tiny_drop examples/llama_tiny.mk --test-drop-signal "$DROP_TASK"
+# Diagnostic only (gpu-check.sh's depth sweep, not gated): the Llama-3.2-1B shapes with fewer layers,
+# to see how the distance to float32 grows with depth, for mkdsl and for transformers' bf16 alike.
+for L in 2 4 8; do
+  build "llama1b_l$L" examples/llama.mk --config llama_3_2_1b --set layers=$L
+done
+
+TOKENS=$(tr -d ' \n' < tests/data/tiny_llama_tokens.txt)
+echo "$MKDSL run examples/llama_tiny.mk --device cpu --weights tests/data/tiny_llama.safetensors --tokens $TOKENS --max-new 0 --dump-logits $G/tiny_cpu.npy"
+"$MKDSL" run examples/llama_tiny.mk --device cpu --weights tests/data/tiny_llama.safetensors \
+  --tokens "$TOKENS" --max-new 0 --dump-logits "$G/tiny_cpu.npy"
+
+# The metadata must carry what gpu_parity.py reads.
+for m in "$G"/tiny.meta.json "$G"/llama1b.meta.json; do
+  python3 - "$m" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+need = ["vocab", "hidden", "layers", "heads", "kv_heads", "head_dim", "ffn", "rope_theta", "rope_factor",
+        "rope_low_freq", "rope_high_freq", "rope_orig_ctx", "rms_eps", "max_seq"]
+cv = m.get("config_values") or {}
+miss = [k for k in need if k not in cv]
+if miss or m.get("arch") != "sm_90a":
+    sys.exit(f"{sys.argv[1]}: missing config_values {miss} or arch {m.get('arch')} != sm_90a")
+print(f"{sys.argv[1]}: config {m.get('config')}, grid {m['grid']} x {m['block']}, "
+      f"{sum(1 for t in m['tensors'] if t.get('kind') == 'weight')} weights, "
+      + ", ".join(f"{k}={cv[k]}" for k in need))
+EOF
+done
+
+# ptxas accepts each kernel (catches a bad PTX here rather than on the device's time).
+PTXAS=${MKDSL_PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
+if [ -x "$PTXAS" ]; then
+  for p in "$G"/*.ptx; do
+    "$PTXAS" -arch=sm_90a "$p" -o /tmp/gpu-prepare-check.cubin
+    echo "ptxas -arch=sm_90a $p: ok"
+  done
+  rm -f /tmp/gpu-prepare-check.cubin
+else
+  echo "no ptxas here; skipping the PTX check"
+fi
+
+step "$G/PREPARED.txt"
+{
+  echo "prepared: $(date -u +%Y-%m-%dT%H:%M:%SZ) by scripts/gpu-prepare.sh on $(uname -nm)"
+  echo "git: $(git rev-parse HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' (working tree differs from HEAD)')"
+  echo "mkdsl: $("$MKDSL" --version 2>&1 | head -1)"
+  echo "uncommitted changes (sha256 of git diff HEAD): $(git diff HEAD 2>/dev/null | sha256sum | cut -c1-16)"
+  git status --short 2>/dev/null | sed 's/^/  /'
+
+  echo "tokens (tests/data): $TOKENS"
+  echo "drop-signal task: $DROP_TASK"
+  echo "files:"
+  (cd "$G" && sha256sum $(ls | grep -v PREPARED.txt) | sed 's/^/  /')
+} > "$G/PREPARED.txt"
+cat "$G/PREPARED.txt"
+
+step "size"
+du -sh "$G"
+SIZE_KIB=$(du -sk "$G" | cut -f1)
+if [ "$SIZE_KIB" -gt $((LIMIT_MIB * 1024)) ]; then
+  echo "$G is ${SIZE_KIB} KiB, over ${LIMIT_MIB} MiB: the device tool carries at most 64 MiB" >&2
+  exit 1
+fi
+echo "ok: $G is $((SIZE_KIB / 1024)) MiB (limit 64 MiB with the working tree)"

@@ -1,0 +1,807 @@
+#!/usr/bin/env python3
+"""GPU parity of an mkdsl megakernel against Hugging Face transformers (issue 5).
+
+Runs on the GPU machine (torch, transformers, safetensors, numpy; no network). Two modes.
+
+Model mode (the default), for one `mkdsl build` output:
+
+    python3 scripts/gpu_parity.py --meta build-gpu/tiny.meta.json --ptx build-gpu/tiny.ptx \\
+        --mkrt build-gpu/mkrt-run --out DIR --steps 64 --prompt 16 --seed 0
+
+  1. Reads the kernel metadata's "config_values" (vocab, hidden, layers, heads, kv_heads, head_dim,
+     ffn, rope_*, rms_eps, max_seq) and builds a transformers LlamaConfig from them: untied LM head
+     (tie_word_embeddings false, so the checkpoint has its own lm_head.weight), eager attention,
+     llama3 RoPE scaling when rope_factor != 1 (rope_type llama3, factor, low_freq_factor,
+     high_freq_factor, original_max_position_embeddings). transformers 5 takes these as
+     `rope_parameters`, 4.x as rope_theta + rope_scaling: each form is tried and the one whose
+     rotary `inv_freq` equals the formula (computed here in float64) is kept.
+  2. Builds LlamaForCausalLM and re-initialises every parameter as scripts/make_hf_golden.py does
+     (sorted parameter names, one seeded generator, normal with INIT_STD per kind, norm gains
+     1 + 0.1 randn), with each projection's std scaled by sqrt(tiny fan-in / fan-in) so a larger
+     model keeps the tiny model's activation statistics (for the tiny config the factor is exactly 1
+     and with --seed 0 and a CPU generator the weights are those of tests/data). Rounds to bf16 and
+     saves with save_pretrained(max_shard_size=--max-shard-size): the 1B model becomes a sharded
+     folder with model.safetensors.index.json, the runtime's sharded path.
+  3. Teacher-forced decode of the same `steps` random tokens (the first `prompt` are the prompt;
+     with teacher forcing every token is fed, one per step) through
+       - transformers, model loaded in bfloat16 (one token per forward, KV cache fed back),
+       - transformers, model loaded in float32 from the same bf16 weights (TF32 off),
+       - mkrt-run --weights DIR --tokens ... --max-new 0 --dump-logits.
+  4. Compares every step: relative L2 error ||mk - ref|| / ||ref||, and the argmax rule of issue 5
+     (argmax equal wherever the reference's top-2 margin exceeds 1e-2 of its logits' range).
+     GATE: rel L2 <= 1e-2 and the argmax rule, against the float32 transformers run. The bf16
+     transformers run is compared and reported too, not gated: transformers' eager bf16 path rounds
+     RoPE's cos/sin and products, the attention scores and the probabilities to bf16, and on the
+     committed tiny goldens it is itself 1.05e-2 away from its float32 run; mkdsl keeps those in
+     f32 (by design: the CPU interpreter is 8.2e-3 from float32 and 1.19e-2 from bf16 there).
+  5. Informational (not gated): mkrt-run's own greedy decode from the prompt, checked against
+     transformers float32 teacher-forced on mkrt's greedy sequence.
+  Writes DIR/parity.json (per-step numbers, versions, config, tokens, pass/fail, the command) and
+  DIR/parity.md. Exit status 0 on pass, 1 on a failed gate, 2 when something could not run.
+
+Golden mode, for the committed goldens of tests/data (needs numpy only):
+
+    python3 scripts/gpu_parity.py --golden tests/data --cpu-logits build-gpu/tiny_cpu.npy \\
+        --ptx build-gpu/tiny.ptx --mkrt build-gpu/mkrt-run --out DIR
+
+  Runs mkrt-run on tests/data/tiny_llama.safetensors with the golden tokens and compares with
+  tiny_llama_logits_f32.npy (gate: rel L2 <= 1e-2 and the argmax rule), tiny_llama_logits.npy
+  (transformers bf16; gate 2e-2, the bound of the CPU end-to-end test) and the CPU interpreter's
+  logits (`mkdsl run --device cpu --dump-logits`; gate 1e-6: the same weights, the same schedule).
+"""
+import argparse
+import datetime
+import hashlib
+import json
+import math
+import os
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+
+import numpy as np
+
+REL_L2_GATE = 1e-2          # issue 5, against transformers float32
+ARGMAX_MARGIN = 1e-2        # issue 5: argmax checked where top-2 margin > 1e-2 of the range
+GOLDEN_BF16_GATE = 2e-2     # tests/e2e's bound against the bf16 golden
+CPU_GATE = 1e-6             # GPU kernel against the CPU interpreter of the same schedule
+
+# As scripts/make_hf_golden.py (chosen for the tiny config).
+INIT_STD = {
+    "embed_tokens": 1.0,
+    "q_proj": 0.15,
+    "k_proj": 0.15,
+    "v_proj": 0.1,
+    "o_proj": 0.1,
+    "gate_proj": 0.1,
+    "up_proj": 0.1,
+    "down_proj": 0.1,
+    "lm_head": 0.2,
+}
+NORM_STD = 0.1
+# Fan-in (columns) of each projection in the tiny config INIT_STD was chosen for: hidden 64,
+# heads * head_dim 64, ffn 128. A model with fan-in F gets std * sqrt(TINY_FAN_IN / F).
+TINY_FAN_IN = {"q_proj": 64, "k_proj": 64, "v_proj": 64, "o_proj": 64, "gate_proj": 64,
+               "up_proj": 64, "down_proj": 128, "lm_head": 64}
+
+GATE_NOTE = (
+    "Gate: per step, relative L2 error <= 1e-2 against transformers in float32 (same bf16 weights, "
+    "TF32 off), and argmax equal wherever that run's top-2 margin exceeds 1e-2 of its logits' range. "
+    "Why float32 and not transformers' own bf16 run: transformers' eager bf16 path rounds RoPE's "
+    "cos/sin and products, the attention scores and the softmax probabilities to bf16, and on the "
+    "committed tiny goldens (tests/data) that run is itself 1.05e-2 (worst step) away from its "
+    "float32 run; mkdsl keeps RoPE, scores and probabilities in f32 (the CPU interpreter is 8.2e-3 "
+    "from float32 and 1.19e-2 from bf16 on those goldens). The bf16 comparison is reported, not gated.")
+
+
+def log(*a):
+    print(*a, flush=True)
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 22), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def jnum(x):
+    """A float for JSON: None for NaN/inf."""
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+# ----------------------------------------------------------------------------------------------
+# Comparisons (numpy only)
+
+def compare(got, ref, margin_frac=ARGMAX_MARGIN):
+    """Per-step relative L2 error and the argmax rule of `got` against `ref` ([steps, vocab])."""
+    got = np.asarray(got, dtype=np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    if got.shape != ref.shape:
+        raise ValueError(f"shape {got.shape} vs reference {ref.shape}")
+    steps = []
+    for i in range(ref.shape[0]):
+        g, r = got[i], ref[i]
+        finite = bool(np.isfinite(g).all())
+        norm = float(np.linalg.norm(r))
+        diff = float(np.linalg.norm(g - r)) if finite else float("inf")
+        rel = diff / norm if norm > 0 else diff
+        top = np.partition(r, -2)[-2:]
+        margin = float(top[1] - top[0])
+        rng = float(r.max() - r.min())
+        checked = margin > margin_frac * rng
+        ag, ar = int(np.argmax(g)), int(np.argmax(r))
+        steps.append(dict(step=i, rel_l2=jnum(rel), max_abs=jnum(np.abs(g - r).max()) if finite else None,
+                          finite=finite, argmax=ag, ref_argmax=ar, argmax_equal=ag == ar,
+                          ref_margin=margin, ref_range=rng, argmax_checked=bool(checked),
+                          bit_identical=bool(finite and np.array_equal(g, r))))
+    return steps
+
+
+def summarize(steps, gate=None, lo=0, hi=None):
+    """Worst/mean rel L2, argmax agreement and the gate over steps[lo:hi]."""
+    part = steps[lo:hi]
+    rels = [s["rel_l2"] if s["rel_l2"] is not None else float("inf") for s in part]
+    worst_i = int(np.argmax(rels)) if rels else 0
+    checked = [s for s in part if s["argmax_checked"]]
+    bad_argmax = [s["step"] for s in checked if not s["argmax_equal"]]
+    out = dict(
+        steps=len(part),
+        worst_rel_l2=jnum(max(rels)) if rels else None,
+        worst_step=part[worst_i]["step"] if part else None,
+        mean_rel_l2=jnum(float(np.mean(rels))) if rels else None,
+        argmax_equal=sum(s["argmax_equal"] for s in part),
+        argmax_checked=len(checked),
+        argmax_checked_equal=len(checked) - len(bad_argmax),
+        argmax_failures=bad_argmax,
+        bit_identical_steps=sum(s["bit_identical"] for s in part),
+        all_finite=all(s["finite"] for s in part),
+    )
+    if gate is not None:
+        over = [s["step"] for s, r in zip(part, rels) if not (r <= gate)]
+        out.update(gate=gate, steps_over_gate=over,
+                   passed=bool(not over and not bad_argmax and out["all_finite"]))
+    return out
+
+
+def fmt(x, spec=".3g"):
+    return "n/a" if x is None else format(x, spec)
+
+
+# ----------------------------------------------------------------------------------------------
+# mkrt-run
+
+def run_mkrt(args, weights, tokens, max_new, dump, logfile, meta=None):
+    cmd = [args.mkrt, "--ptx", args.ptx]
+    if meta:
+        cmd += ["--meta", meta]
+    cmd += ["--weights", weights, "--tokens", ",".join(str(t) for t in tokens),
+            "--max-new", str(max_new)]
+    if dump:
+        cmd += ["--dump-logits", dump]
+    def text(x):
+        return x.decode(errors="replace") if isinstance(x, bytes) else (x or "")
+
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.mkrt_timeout)
+        rc, out, err = p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, out = 124, text(e.stdout)
+        err = text(e.stderr) + f"\n[gpu_parity] mkrt-run killed after {args.mkrt_timeout} s\n"
+    wall = time.time() - t0
+    with open(logfile, "w") as f:
+        f.write("$ " + shlex.join(cmd) + "\n" + out + err + f"\n[exit status {rc}, {wall:.2f} s]\n")
+    info = dict(command=shlex.join(cmd), exit_status=rc, wall_s=round(wall, 3), log=os.path.basename(logfile))
+    m = re.search(r"weights loaded in ([0-9.]+) s", err)
+    if m:
+        info["weights_load_s"] = float(m.group(1))
+    m = re.search(r"mkrt-run: (.*); weights loaded", err)
+    if m:
+        info["device"] = m.group(1)
+    for key, pat in (("step_ms", r"step time \(all (\d+) steps[^)]*\)"),
+                     ("decode_ms", r"per-token latency \((\d+) decode steps[^)]*\)")):
+        m = re.search(pat + r": median ([0-9.]+) ms, p90 ([0-9.]+) ms, p99 ([0-9.]+) ms", err)
+        if m:
+            info[key] = dict(steps=int(m.group(1)), median=float(m.group(2)), p90=float(m.group(3)),
+                             p99=float(m.group(4)))
+    if rc != 0:
+        info["stderr_tail"] = err[-2000:]
+    return info, out
+
+
+# ----------------------------------------------------------------------------------------------
+# Golden mode
+
+def golden_mode(args):
+    data = args.golden
+    tokens = [int(t) for t in open(os.path.join(data, "tiny_llama_tokens.txt")).read().strip().split(",")]
+    os.makedirs(args.out, exist_ok=True)
+    npy = os.path.join(args.out, "mkdsl_logits.npy")
+    res = dict(mode="golden", command="python3 " + shlex.join(sys.argv),
+               date_utc=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+               data=data, tokens=tokens, ptx=args.ptx, versions=dict(python=platform.python_version(),
+                                                                     numpy=np.__version__))
+    info, _ = run_mkrt(args, os.path.join(data, "tiny_llama.safetensors"), tokens, 0, npy,
+                       os.path.join(args.out, "mkrt.log"), meta=args.meta)
+    res["mkrt"] = info
+    if info["exit_status"] != 0 or not os.path.exists(npy):
+        res["passed"] = False
+        res["error"] = "mkrt-run failed"
+        return finish_golden(args, res)
+    got = np.load(npy)
+    refs = [("hf_f32", os.path.join(data, "tiny_llama_logits_f32.npy"), REL_L2_GATE, True),
+            ("hf_bf16", os.path.join(data, "tiny_llama_logits.npy"), GOLDEN_BF16_GATE, True)]
+    if args.cpu_logits:
+        refs.append(("cpu_interpreter", args.cpu_logits, CPU_GATE, False))
+    res["comparisons"] = {}
+    ok = True
+    for name, path, gate, argmax_gate in refs:
+        ref = np.load(path)
+        steps = compare(got, ref)
+        s = summarize(steps, gate)
+        if not argmax_gate:  # against the interpreter the bound on rel L2 is the check
+            s["passed"] = bool(not s["steps_over_gate"] and s["all_finite"])
+        s["max_abs"] = jnum(max((x["max_abs"] or 0.0) for x in steps)) if s["all_finite"] else None
+        res["comparisons"][name] = dict(reference=path, summary=s, per_step=steps)
+        ok = ok and s["passed"]
+    res["passed"] = bool(ok)
+    return finish_golden(args, res)
+
+
+def finish_golden(args, res):
+    with open(os.path.join(args.out, "parity.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    lines = ["# GPU parity: mkrt-run on the committed tiny goldens (tests/data)", "",
+             "```", res["command"], "```", "",
+             f"mkrt-run: `{res['mkrt']['command']}` (exit {res['mkrt']['exit_status']})", ""]
+    if "comparisons" in res:
+        lines += ["| reference | gate | worst rel L2 (step) | mean | max abs | bit-identical steps | argmax equal | "
+                  "argmax rule (ok/checked) | result |", "|---|---|---|---|---|---|---|---|---|"]
+        for name, c in res["comparisons"].items():
+            s = c["summary"]
+            lines.append(f"| {name} | {s['gate']:g} | {fmt(s['worst_rel_l2'])} ({s['worst_step']}) | "
+                         f"{fmt(s['mean_rel_l2'])} | {fmt(s['max_abs'])} | {s['bit_identical_steps']}/{s['steps']} | "
+                         f"{s['argmax_equal']}/{s['steps']} | {s['argmax_checked_equal']}/{s['argmax_checked']} | "
+                         f"{'PASS' if s['passed'] else 'FAIL'} |")
+    else:
+        lines.append("mkrt-run failed: " + res.get("error", "") + "\n\n```\n" + res["mkrt"].get("stderr_tail", "") + "\n```")
+    lines += ["", f"Result: **{'PASS' if res['passed'] else 'FAIL'}**", ""]
+    with open(os.path.join(args.out, "parity.md"), "w") as f:
+        f.write("\n".join(lines))
+    log("\n".join(lines))
+    c = res.get("comparisons", {})
+    parts = [f"{k} worst {fmt(v['summary']['worst_rel_l2'])}" for k, v in c.items()]
+    log(f"PARITY golden-tiny: {'PASS' if res['passed'] else 'FAIL'}: " + ("; ".join(parts) or res.get("error", "")))
+    return 0 if res["passed"] else 1
+
+
+# ----------------------------------------------------------------------------------------------
+# Model mode: transformers side
+
+def expected_inv_freq(cv):
+    """RoPE inverse frequencies in float64: theta^(-2i/d), with llama3 scaling when rope_factor != 1
+    (the formula of Meta's reference and of transformers' _compute_llama3_parameters)."""
+    d = int(cv["head_dim"])
+    theta = float(cv["rope_theta"])
+    inv = 1.0 / theta ** (np.arange(0, d, 2, dtype=np.float64) / d)
+    factor = float(cv.get("rope_factor", 1.0))
+    if factor == 1.0:
+        return inv
+    lo, hi, orig = float(cv["rope_low_freq"]), float(cv["rope_high_freq"]), float(cv["rope_orig_ctx"])
+    low_wl, high_wl = orig / lo, orig / hi
+    wl = 2 * math.pi / inv
+    scaled = np.where(wl > low_wl, inv / factor, inv)
+    smooth = (orig / wl - lo) / (hi - lo)
+    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+    medium = ~(wl < high_wl) & ~(wl > low_wl)
+    return np.where(medium, smoothed, scaled)
+
+
+def rope_params(cv):
+    theta = float(cv["rope_theta"])
+    factor = float(cv.get("rope_factor", 1.0))
+    if factor == 1.0:
+        return {"rope_type": "default", "rope_theta": theta}, None
+    scaling = {"rope_type": "llama3", "factor": factor, "low_freq_factor": float(cv["rope_low_freq"]),
+               "high_freq_factor": float(cv["rope_high_freq"]),
+               "original_max_position_embeddings": int(round(float(cv["rope_orig_ctx"])))}
+    return dict(scaling, rope_theta=theta), scaling
+
+
+def make_config(cv, torch, transformers):
+    from transformers import LlamaConfig
+    from transformers.models.llama import modeling_llama
+    base = dict(
+        vocab_size=int(cv["vocab"]), hidden_size=int(cv["hidden"]), num_hidden_layers=int(cv["layers"]),
+        num_attention_heads=int(cv["heads"]), num_key_value_heads=int(cv["kv_heads"]),
+        head_dim=int(cv["head_dim"]), intermediate_size=int(cv["ffn"]), rms_norm_eps=float(cv["rms_eps"]),
+        max_position_embeddings=int(cv["max_seq"]), tie_word_embeddings=False, hidden_act="silu",
+        attention_bias=False, mlp_bias=False, initializer_range=0.02, attn_implementation="eager",
+    )
+    params, scaling = rope_params(cv)
+    theta = params["rope_theta"]
+    if scaling is None:  # as make_hf_golden.py: 4.x rope_theta; 5.x rope_parameters
+        candidates = [("rope_theta", dict(rope_theta=theta)),
+                      ("rope_parameters", dict(rope_parameters=dict(params)))]
+    else:  # 5.x rope_parameters; 4.x rope_theta + rope_scaling
+        candidates = [("rope_parameters", dict(rope_parameters=dict(params))),
+                      ("rope_theta+rope_scaling", dict(rope_theta=theta, rope_scaling=dict(scaling)))]
+    want = expected_inv_freq(cv)
+    tried = []
+    for label, extra in candidates:
+        try:
+            cfg = LlamaConfig(**base, **extra)
+        except Exception as e:  # noqa: BLE001 - the next form may work
+            tried.append(f"{label}: {type(e).__name__}: {e}")
+            continue
+        rp = getattr(cfg, "rope_parameters", None)
+        if isinstance(rp, dict):
+            rp.update(params)
+        try:
+            if getattr(cfg, "rope_theta", None) is not None:
+                cfg.rope_theta = theta
+        except Exception:  # noqa: BLE001
+            pass
+        cfg._attn_implementation = "eager"
+        try:
+            rot = modeling_llama.LlamaRotaryEmbedding(config=cfg)
+        except Exception as e:  # noqa: BLE001
+            tried.append(f"{label}: rotary embedding: {type(e).__name__}: {e}")
+            continue
+        got = rot.inv_freq.double().cpu().numpy()
+        scale = float(getattr(rot, "attention_scaling", 1.0))
+        err = float(np.max(np.abs(got / want - 1.0))) if got.shape == want.shape else float("inf")
+        if err < 1e-5 and scale == 1.0:
+            return cfg, dict(form=label, inv_freq_max_rel_err=err, attention_scaling=scale,
+                             rope_type=getattr(rot, "rope_type", None), expected_params=params,
+                             tried=tried)
+        tried.append(f"{label}: inv_freq off by {err:.3g} (relative), attention_scaling {scale}")
+        log(f"config form {label}: inv_freq max relative error {err:.3g}, attention_scaling {scale}; trying next")
+    raise RuntimeError("could not make a LlamaConfig whose RoPE matches the .mk config: " + "; ".join(tried))
+
+
+def reinit(model, seed, device, torch):
+    gen = torch.Generator(device=device).manual_seed(seed)
+    stds = {}
+    with torch.no_grad():
+        for name, p in sorted(model.named_parameters()):
+            if p.device.type != torch.device(device).type:
+                raise RuntimeError(f"{name} is on {p.device}, the generator on {device}")
+            if name.endswith("norm.weight"):
+                p.copy_(1.0 + NORM_STD * torch.randn(p.shape, generator=gen, device=device))
+                stds[name] = f"1 + {NORM_STD} * randn"
+                continue
+            kind = [k for k in INIT_STD if f"{k}.weight" in name]
+            if len(kind) != 1:
+                raise RuntimeError(f"unexpected parameter {name}")
+            std = INIT_STD[kind[0]]
+            if kind[0] in TINY_FAN_IN and p.shape[1] != TINY_FAN_IN[kind[0]]:
+                std = std * math.sqrt(TINY_FAN_IN[kind[0]] / p.shape[1])
+            p.copy_(std * torch.randn(p.shape, generator=gen, device=device))
+            stds[name] = std
+    return stds
+
+
+def load_model(path, dtype, torch):
+    from transformers import LlamaForCausalLM
+    for key in ("dtype", "torch_dtype"):  # transformers >= 4.56 / 5.x: dtype; older: torch_dtype
+        try:
+            model = LlamaForCausalLM.from_pretrained(path, attn_implementation="eager", **{key: dtype})
+        except TypeError:
+            continue
+        if next(model.parameters()).dtype == dtype:
+            return model
+    raise RuntimeError(f"could not load the model in {dtype}")
+
+
+def hf_decode(model, tokens, device, torch, full=True):
+    """Teacher-forced decode, one token per forward, KV cache fed back; optionally the full-sequence
+    forward for a sanity check of the cache."""
+    out_logits = []
+    past = None
+    with torch.no_grad():
+        for t in tokens:
+            ids = torch.tensor([[t]], dtype=torch.long, device=device)
+            out = model(input_ids=ids, past_key_values=past, use_cache=True)
+            past = out.past_key_values
+            out_logits.append(out.logits[0, -1].float().cpu())
+        dtype = str(out.logits.dtype)
+        fl = None
+        if full:
+            fl = model(input_ids=torch.tensor([tokens], dtype=torch.long, device=device),
+                       use_cache=False).logits[0].float().cpu().numpy()
+    lg = torch.stack(out_logits).numpy()
+    return lg, dtype, (float(np.abs(lg - fl).max()) if fl is not None else None), type(past).__name__
+
+
+def shard_manually(wdir, max_bytes, torch):
+    """Split model.safetensors into shards + index, as save_pretrained would (fallback)."""
+    import safetensors.torch
+    single = os.path.join(wdir, "model.safetensors")
+    sd = safetensors.torch.load_file(single)
+    groups, cur, size = [], [], 0
+    for k in sorted(sd):
+        n = sd[k].numel() * sd[k].element_size()
+        if cur and size + n > max_bytes:
+            groups.append(cur)
+            cur, size = [], 0
+        cur.append(k)
+        size += n
+    groups.append(cur)
+    wmap, total = {}, 0
+    for i, g in enumerate(groups):
+        name = f"model-{i + 1:05d}-of-{len(groups):05d}.safetensors"
+        safetensors.torch.save_file({k: sd[k] for k in g}, os.path.join(wdir, name), metadata={"format": "pt"})
+        for k in g:
+            wmap[k] = name
+            total += sd[k].numel() * sd[k].element_size()
+    with open(os.path.join(wdir, "model.safetensors.index.json"), "w") as f:
+        json.dump({"metadata": {"total_size": total}, "weight_map": wmap}, f, indent=1)
+    os.remove(single)
+
+
+def size_to_bytes(s):
+    m = re.fullmatch(r"\s*([0-9.]+)\s*([KMG]?)B?\s*", s.upper())
+    if not m:
+        raise ValueError(f"bad size {s}")
+    return int(float(m.group(1)) * {"": 1, "K": 1000, "M": 1000 ** 2, "G": 1000 ** 3}[m.group(2)])
+
+
+def model_mode(args):
+    import torch
+    import transformers
+    import safetensors
+    import safetensors.torch
+    from transformers import LlamaForCausalLM
+
+    t_start = time.time()
+    os.makedirs(args.out, exist_ok=True)
+    meta = json.load(open(args.meta))
+    cv = meta.get("config_values")
+    if not cv:
+        raise RuntimeError(f"{args.meta} has no config_values (rebuild with a current mkdsl)")
+    steps, prompt = args.steps, args.prompt
+    if not 0 < prompt <= steps:
+        raise RuntimeError("--prompt must be in 1 .. --steps")
+    if steps > int(cv["max_seq"]):
+        raise RuntimeError(f"--steps {steps} exceeds the KV cache (max_seq {cv['max_seq']})")
+    name = args.name or meta.get("config") or os.path.basename(args.meta).split(".")[0]
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    flags = {}
+    torch.set_float32_matmul_precision("highest")
+    try:
+        torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+    except Exception as e:  # noqa: BLE001
+        flags["allow_bf16_reduced_precision_reduction_error"] = str(e)
+    flags["float32_matmul_precision"] = torch.get_float32_matmul_precision()
+    flags["allow_tf32"] = bool(torch.backends.cuda.matmul.allow_tf32)
+    flags["allow_bf16_reduced_precision_reduction"] = bool(
+        getattr(torch.backends.cuda.matmul, "allow_bf16_reduced_precision_reduction", False))
+
+    res = dict(
+        mode="model", name=name, command="python3 " + shlex.join(sys.argv),
+        date_utc=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        meta=args.meta, ptx=args.ptx, program=meta.get("program"), mk_config=meta.get("config"),
+        target=meta.get("target"), arch=meta.get("arch"), grid=meta.get("grid"), block=meta.get("block"),
+        config_values=cv, steps=steps, prompt=prompt, seed=args.seed,
+        device=torch.cuda.get_device_name(0) if device == "cuda" else platform.processor() or "cpu",
+        torch_flags=flags,
+        versions=dict(python=platform.python_version(), torch=torch.__version__, torch_cuda=torch.version.cuda,
+                      transformers=transformers.__version__, safetensors=safetensors.__version__,
+                      numpy=np.__version__),
+        gate_note=GATE_NOTE, timings_s={},
+    )
+    try:
+        res["driver"] = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                                       capture_output=True, text=True, timeout=30).stdout.strip()
+    except Exception:  # noqa: BLE001
+        pass
+
+    # 1. config
+    cfg, rope = make_config(cv, torch, transformers)
+    res["rope"] = rope
+    res["hf_config"] = json.loads(cfg.to_json_string())
+    log(f"[{name}] config: {rope['form']}, inv_freq max rel err {rope['inv_freq_max_rel_err']:.2e}")
+
+    # 2. weights
+    t0 = time.time()
+    init_device = args.init_device
+    n_params_est = (2 * int(cv["vocab"]) * int(cv["hidden"]) + int(cv["layers"]) * (
+        int(cv["hidden"]) * (int(cv["heads"]) + 2 * int(cv["kv_heads"])) * int(cv["head_dim"])
+        + int(cv["heads"]) * int(cv["head_dim"]) * int(cv["hidden"]) + 3 * int(cv["hidden"]) * int(cv["ffn"])))
+    if init_device == "auto":
+        init_device = "cpu" if n_params_est < 50_000_000 or device == "cpu" else device
+    torch.manual_seed(args.seed)
+    with torch.device(init_device):
+        model = LlamaForCausalLM(cfg)
+    stds = reinit(model, args.seed, init_device, torch)
+    model = model.to(torch.bfloat16)
+    n_params = sum(p.numel() for p in model.parameters())
+    wdir = os.path.join(args.work, f"{name}-weights")
+    shutil.rmtree(wdir, ignore_errors=True)
+    try:
+        model.save_pretrained(wdir, max_shard_size=args.max_shard_size)
+    except TypeError:
+        model.save_pretrained(wdir)
+    index = os.path.join(wdir, "model.safetensors.index.json")
+    sharding = "save_pretrained"
+    max_bytes = size_to_bytes(args.max_shard_size)
+    total_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    if not os.path.exists(index) and total_bytes > max_bytes:
+        shard_manually(wdir, max_bytes, torch)
+        sharding = "manual (save_pretrained wrote one file)"
+    files = sorted(f for f in os.listdir(wdir) if f.endswith(".safetensors"))
+    if os.path.exists(index):
+        wmap = json.load(open(index))["weight_map"]
+        saved_names = set(wmap)
+    else:
+        with safetensors.safe_open(os.path.join(wdir, "model.safetensors"), "pt") as f:
+            saved_names = set(f.keys())
+    missing = []
+    for t in meta["tensors"]:
+        if t.get("kind") != "weight":
+            continue
+        for src in t.get("sources", []):
+            if src not in saved_names and not (src == "lm_head.weight" and "model.embed_tokens.weight" in saved_names):
+                missing.append(f"{t['name']} <- {src}")
+    res["weights"] = dict(
+        dir=wdir, init_device=init_device, seed=args.seed, parameters=n_params, bytes=total_bytes,
+        max_shard_size=args.max_shard_size, sharding=sharding if os.path.exists(index) else "single file",
+        index=os.path.exists(index), files=files, tensors=len(saved_names),
+        init_std=INIT_STD, tiny_fan_in=TINY_FAN_IN, norm_init=f"1 + {NORM_STD} * randn",
+        init_note="every parameter drawn in sorted-name order from one torch.Generator on init_device "
+                  "seeded with --seed, in float32, projections with INIT_STD * sqrt(tiny fan-in / fan-in), "
+                  "then rounded to bf16 (model.to(bfloat16).save_pretrained)",
+        std_per_kind={k: v for n, v in sorted(stds.items())
+                      for k in [next((k for k in INIT_STD if f"{k}.weight" in n), "norm")]},
+        mkdsl_sources_missing=missing)
+    if n_params < 50_000_000:
+        res["weights"]["sha256"] = {f: sha256(os.path.join(wdir, f)) for f in files}
+    if args.golden_weights and os.path.exists(args.golden_weights) and not os.path.exists(index):
+        a = safetensors.torch.load_file(os.path.join(wdir, "model.safetensors"))
+        b = safetensors.torch.load_file(args.golden_weights)
+        res["weights"]["equals_golden_weights"] = bool(set(a) == set(b) and all(torch.equal(a[k], b[k]) for k in a))
+        res["weights"]["golden_weights"] = args.golden_weights
+    if missing:
+        raise RuntimeError("the saved checkpoint lacks tensors the kernel binds: " + ", ".join(missing))
+    ref_sd = {k: v for k, v in model.state_dict().items() if k in saved_names}
+    res["timings_s"]["build_and_save_weights"] = round(time.time() - t0, 2)
+    log(f"[{name}] weights: {n_params:,} parameters, {len(files)} file(s) in {wdir} "
+        f"({res['weights']['sharding']}), init on {init_device}, {time.time() - t0:.1f} s")
+
+    gen = torch.Generator().manual_seed(args.seed + 1)
+    tokens = torch.randint(0, int(cv["vocab"]), (steps,), generator=gen).tolist()
+    res["tokens"] = tokens
+    res["token_seed"] = args.seed + 1
+
+    # 3a. mkrt-run, teacher-forced (before the transformers models take GPU memory)
+    t0 = time.time()
+    mk_npy = os.path.join(args.out, "mkdsl_logits.npy")
+    info, _ = run_mkrt(args, wdir, tokens, 0, mk_npy, os.path.join(args.out, "mkrt.log"), meta=args.meta)
+    res["mkrt"] = info
+    res["timings_s"]["mkrt_teacher_forced"] = round(time.time() - t0, 2)
+    log(f"[{name}] mkrt-run: exit {info['exit_status']}, {info['wall_s']} s, step {info.get('step_ms')}")
+    # 3b. mkrt-run greedy from the prompt (informational)
+    greedy = None
+    if not args.no_greedy and info["exit_status"] == 0:
+        t0 = time.time()
+        g_npy = os.path.join(args.out, "mkdsl_greedy_logits.npy")
+        ginfo, gout = run_mkrt(args, wdir, tokens[:prompt], steps - prompt + 1, g_npy,
+                               os.path.join(args.out, "mkrt_greedy.log"), meta=args.meta)
+        greedy = dict(mkrt=ginfo)
+        if ginfo["exit_status"] == 0:
+            gen_ids = [int(x) for x in gout.strip().split(",") if x.strip()]
+            greedy["generated"] = gen_ids
+            greedy["sequence"] = tokens[:prompt] + gen_ids[:-1]
+        res["timings_s"]["mkrt_greedy"] = round(time.time() - t0, 2)
+
+    # 3c. transformers bf16 and f32
+    del model
+    torch.cuda.empty_cache() if device == "cuda" else None
+    hf = {}
+    for tag, dtype in (("bf16", torch.bfloat16), ("f32", torch.float32)):
+        t0 = time.time()
+        m = load_model(wdir, dtype, torch).to(device).eval()
+        assert m.config._attn_implementation == "eager", m.config._attn_implementation
+        inv = m.model.rotary_emb.inv_freq.double().cpu().numpy()
+        sd = m.state_dict()
+        mism = [k for k, v in ref_sd.items()
+                if not (torch.equal(sd[k].to(v.device).to(torch.bfloat16), v)
+                        and torch.equal(sd[k].to(v.device).float(), v.float()))]
+        if mism:
+            raise RuntimeError(f"{tag}: loaded weights differ from the saved bf16 values: {mism[:5]}")
+        lg, out_dtype, full_diff, cache = hf_decode(m, tokens, device, torch, full=True)
+        hf[tag] = lg
+        res.setdefault("hf_runs", {})[tag] = dict(
+            out_dtype=out_dtype, cache=cache, cached_vs_full_max_abs=full_diff,
+            inv_freq_dtype=str(m.model.rotary_emb.inv_freq.dtype),
+            inv_freq_max_rel_err=float(np.max(np.abs(inv / expected_inv_freq(cv) - 1.0))),
+            weights_equal_saved=True)
+        if tag == "f32" and greedy and "sequence" in greedy:
+            try:
+                if len(greedy["sequence"]) != steps:
+                    raise RuntimeError(f"mkrt-run printed {len(greedy['generated'])} greedy tokens, "
+                                       f"expected {steps - prompt + 1}")
+                glg, _, _, _ = hf_decode(m, greedy["sequence"], device, torch, full=False)
+                greedy["hf_f32_logits"] = glg
+            except Exception as e:  # noqa: BLE001 - informational only
+                greedy["error"] = f"{type(e).__name__}: {e}"
+        np.save(os.path.join(args.out, f"hf_{tag}_logits.npy"), lg.astype(np.float32))
+        del m, sd
+        if device == "cuda":
+            torch.cuda.empty_cache()
+        res["timings_s"][f"hf_{tag}"] = round(time.time() - t0, 2)
+        log(f"[{name}] transformers {tag}: {time.time() - t0:.1f} s")
+
+    return analyze_model(args, res, name, tokens, hf, info, mk_npy, greedy, wdir, t_start)
+
+
+def analyze_model(args, res, name, tokens, hf, info, mk_npy, greedy, wdir, t_start):
+    """Step 4: the comparisons, the gate, parity.json and parity.md (numpy only)."""
+    steps, prompt = args.steps, args.prompt
+    per_step = [dict(step=i, token=tokens[i], phase="prompt" if i < prompt else "decode") for i in range(steps)]
+    comps = {}
+    if info["exit_status"] == 0 and os.path.exists(mk_npy):
+        mk = np.load(mk_npy)
+        if mk.shape != hf["f32"].shape:
+            raise RuntimeError(f"mkrt-run wrote logits of shape {mk.shape}, expected {hf['f32'].shape}")
+        pairs = [("mkdsl_vs_hf_f32", mk, hf["f32"], REL_L2_GATE), ("mkdsl_vs_hf_bf16", mk, hf["bf16"], None)]
+    else:
+        pairs = []
+    pairs.append(("hf_bf16_vs_hf_f32", hf["bf16"], hf["f32"], None))
+    for cname, a, b, gate in pairs:
+        st = compare(a, b)
+        for row, s in zip(per_step, st):
+            row[cname] = {k: s[k] for k in ("rel_l2", "max_abs", "argmax", "ref_argmax", "argmax_equal",
+                                             "argmax_checked", "ref_margin", "ref_range")}
+        comps[cname] = dict(all=summarize(st, gate), prompt=summarize(st, gate, 0, prompt),
+                            decode=summarize(st, gate, prompt, steps))
+    res["comparisons"] = comps
+    res["per_step"] = per_step
+    # For scale: the same gate applied to transformers' own bf16 run (not part of the pass/fail).
+    hb = summarize(compare(hf["bf16"], hf["f32"]), REL_L2_GATE)
+    res["transformers_bf16_under_the_gate"] = {k: hb[k] for k in ("worst_rel_l2", "worst_step", "steps_over_gate",
+                                                                  "argmax_failures", "passed")}
+
+    if greedy is not None:
+        g = {k: v for k, v in greedy.items() if k != "hf_f32_logits"}
+        try:
+            greedy_check(args, greedy, g, prompt)
+        except Exception as e:  # noqa: BLE001 - informational only
+            g["error"] = f"{type(e).__name__}: {e}"
+        res["greedy"] = g
+
+    gate_c = comps.get("mkdsl_vs_hf_f32", {}).get("all")
+    res["passed"] = bool(gate_c and gate_c["passed"])
+    if not gate_c:
+        res["error"] = "mkrt-run failed: " + info.get("stderr_tail", "")[-500:]
+    res["timings_s"]["total"] = round(time.time() - t_start, 2)
+    with open(os.path.join(args.out, "parity.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    write_model_md(args, res)
+    for f in ("hf_bf16_logits.npy", "hf_f32_logits.npy", "mkdsl_logits.npy", "mkdsl_greedy_logits.npy"):
+        p = os.path.join(args.out, f)
+        if os.path.exists(p) and os.path.getsize(p) > args.keep_logits_bytes:
+            os.remove(p)  # the 1B's [64, 128256] float32 arrays: too large to bring back
+    if not args.keep_weights:
+        shutil.rmtree(wdir, ignore_errors=True)
+    s = gate_c or {}
+    b = comps.get("mkdsl_vs_hf_bf16", {}).get("all", {})
+    log(f"PARITY {name}: {'PASS' if res['passed'] else 'FAIL'}: worst rel L2 vs f32 {fmt(s.get('worst_rel_l2'))} "
+        f"(step {s.get('worst_step')}), vs bf16 {fmt(b.get('worst_rel_l2'))}; argmax rule vs f32 "
+        f"{s.get('argmax_checked_equal')}/{s.get('argmax_checked')}; argmax equal {s.get('argmax_equal')}/{steps}")
+    return 0 if res["passed"] else 1
+
+
+def greedy_check(args, greedy, g, prompt):
+    """mkrt-run's greedy choices against transformers float32 teacher-forced on the same sequence."""
+    if "hf_f32_logits" not in greedy or "sequence" not in greedy:
+        return
+    seq, gen_ids = greedy["sequence"], greedy["generated"]
+    st = compare(np.load(os.path.join(args.out, "mkdsl_greedy_logits.npy")), greedy["hf_f32_logits"])
+    checked = ok = 0
+    bad = []
+    for i in range(prompt - 1, len(seq)):
+        choice = gen_ids[i - prompt + 1]
+        if st[i]["argmax_checked"]:
+            checked += 1
+            if choice == st[i]["ref_argmax"]:
+                ok += 1
+            else:
+                bad.append(i)
+    own = sum(int(gen_ids[i - prompt + 1]) == st[i]["argmax"] for i in range(prompt - 1, len(seq)))
+    g.update(rel_l2_vs_hf_f32=summarize(st, None), generated_tokens=len(gen_ids), choices=len(seq) - prompt + 1,
+             choices_checked=checked, choices_equal_hf_f32_argmax=ok, choice_failures=bad,
+             choices_equal_own_logits_argmax=own,
+             note="not gated: mkrt-run --max-new from the prompt; its greedy sequence teacher-forced through "
+                  "transformers float32; each greedy choice compared with transformers' argmax where its top-2 "
+                  "margin exceeds 1e-2 of the range, and with the argmax of mkrt's own dumped logits")
+
+
+def write_model_md(args, res):
+    c = res["comparisons"]
+    lines = [f"# GPU parity: {res['name']} ({res.get('program')}, config {res.get('mk_config')}) against transformers",
+             "", "```", res["command"], "```", "",
+             f"- {res['date_utc']}, {res.get('device')}, driver {res.get('driver', '?')}; "
+             + ", ".join(f"{k} {v}" for k, v in res["versions"].items()),
+             f"- {res['steps']} steps teacher-forced (first {res['prompt']} the prompt), tokens from seed "
+             f"{res['token_seed']}; weights seed {res['seed']} on {res['weights']['init_device']}, "
+             f"{res['weights']['parameters']:,} parameters, {len(res['weights']['files'])} safetensors "
+             f"file(s) ({res['weights']['sharding']}, index {res['weights']['index']})",
+             f"- RoPE: {res['rope']['form']} ({res['rope'].get('rope_type')}), inv_freq max relative error "
+             f"against the formula {res['rope']['inv_freq_max_rel_err']:.2e}",
+             f"- mkrt-run: exit {res['mkrt']['exit_status']}, step time {res['mkrt'].get('step_ms')}", "",
+             "| comparison | steps | worst rel L2 (step) | mean | argmax equal | argmax rule (ok/checked) | gate |",
+             "|---|---|---|---|---|---|---|"]
+    for cname, parts in c.items():
+        for part in ("all", "prompt", "decode"):
+            s = parts[part]
+            gate = ("PASS" if s["passed"] else "FAIL") + f" (<= {s['gate']:g})" if "gate" in s else "not gated"
+            lines.append(f"| {cname} ({part}) | {s['steps']} | {fmt(s['worst_rel_l2'])} ({s['worst_step']}) | "
+                         f"{fmt(s['mean_rel_l2'])} | {s['argmax_equal']}/{s['steps']} | "
+                         f"{s['argmax_checked_equal']}/{s['argmax_checked']} | {gate} |")
+    g = res.get("greedy")
+    if g and "choices_checked" in g:
+        lines += ["", f"Greedy (informational): mkrt-run generated {g['generated_tokens']} tokens from the prompt; "
+                      f"{g['choices_equal_hf_f32_argmax']}/{g['choices_checked']} margin-checked choices equal "
+                      f"transformers float32's argmax on that sequence; {g['choices_equal_own_logits_argmax']} "
+                      f"choices equal the argmax of mkrt's own logits; rel L2 vs f32 worst "
+                      f"{fmt(g['rel_l2_vs_hf_f32']['worst_rel_l2'])}."]
+    t = res.get("transformers_bf16_under_the_gate")
+    if t:
+        lines += ["", f"For scale, the same gate applied to transformers' own bf16 run against its float32 run: "
+                      f"{'PASS' if t['passed'] else 'FAIL'} (worst {fmt(t['worst_rel_l2'])} at step {t['worst_step']}, "
+                      f"{len(t['steps_over_gate'])} of {res['steps']} steps over {REL_L2_GATE:g})."]
+    lines += ["", GATE_NOTE, "", f"Result: **{'PASS' if res['passed'] else 'FAIL'}**", ""]
+    with open(os.path.join(args.out, "parity.md"), "w") as f:
+        f.write("\n".join(lines))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("--meta", help="kernel metadata (.meta.json; default: the PTX's name)")
+    ap.add_argument("--ptx", required=True, help="the kernel (mkdsl build ... --target sm_90a)")
+    ap.add_argument("--mkrt", required=True, help="the mkrt-run binary")
+    ap.add_argument("--out", required=True, help="output folder (parity.json, parity.md, logs)")
+    ap.add_argument("--steps", type=int, default=64)
+    ap.add_argument("--prompt", type=int, default=16)
+    ap.add_argument("--seed", type=int, default=0, help="weights seed; tokens use seed + 1")
+    ap.add_argument("--name", help="a name for the model in the reports (default: the .mk config)")
+    ap.add_argument("--max-shard-size", default="1GB", help="save_pretrained's max_shard_size")
+    ap.add_argument("--init-device", default="auto", help="cpu, cuda or auto (cpu below 50 M parameters)")
+    ap.add_argument("--work", default=os.environ.get("TMPDIR", "/tmp"), help="where the checkpoint goes")
+    ap.add_argument("--keep-weights", action="store_true", help="keep the saved checkpoint")
+    ap.add_argument("--keep-logits-bytes", type=int, default=4 << 20,
+                    help="delete logits .npy files larger than this after the comparison")
+    ap.add_argument("--golden-weights", help="for the tiny model: compare the weights with this file")
+    ap.add_argument("--no-greedy", action="store_true", help="skip the informational greedy check")
+    ap.add_argument("--mkrt-timeout", type=int, default=300, help="seconds one mkrt-run may take")
+    ap.add_argument("--golden", help="golden mode: the tests/data folder")
+    ap.add_argument("--cpu-logits", help="golden mode: the CPU interpreter's logits on the golden tokens")
+    args = ap.parse_args()
+    if not args.meta:
+        base = re.sub(r"\.(ptx|cubin)$", "", args.ptx)
+        args.meta = base + ".meta.json"
+    try:
+        return golden_mode(args) if args.golden else model_mode(args)
+    except Exception as e:  # noqa: BLE001 - report, write what we have, exit 2
+        traceback.print_exc()
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "error.txt"), "w") as f:
+            f.write(traceback.format_exc())
+        log(f"PARITY {args.name or os.path.basename(args.meta)}: ERROR: {type(e).__name__}: {e}")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
