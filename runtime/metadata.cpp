@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -28,6 +31,12 @@ const char* arenaName(Arena a) {
 int KernelMetadata::find(const std::string& name) const {
   auto it = byName_.find(name);
   return it == byName_.end() ? -1 : it->second;
+}
+
+const ConfigValue* KernelMetadata::configValue(const std::string& name) const {
+  for (const ConfigValue& c : configValues)
+    if (c.name == name) return &c;
+  return nullptr;
 }
 
 namespace {
@@ -115,6 +124,27 @@ KernelMetadata parseMetadata(std::string_view text, const std::string& path) {
   optString("program", m.program);
   optString("config", m.config);
   optString("target", m.target);
+  if (const JsonValue* cv = root.get("config_values")) {
+    rd.object(*cv, key("config_values"));
+    for (const JsonMember& f : cv->members) {
+      const std::string what = "\"config_values\"." + f.first;
+      ConfigValue c;
+      c.name = f.first;
+      if (f.second.kind == JsonValue::Bool) {
+        c.isBool = true;
+        c.value = f.second.b ? 1 : 0;
+        c.text = f.second.b ? "true" : "false";
+      } else if (f.second.kind == JsonValue::Number) {
+        c.text = f.second.text;
+        char* end = nullptr;
+        c.value = std::strtod(c.text.c_str(), &end);
+        if (!end || *end || !std::isfinite(c.value)) rd.fail(what + " is " + c.text + ", not a finite number");
+      } else {
+        rd.fail(what + " is " + jsonKindName(f.second.kind) + ", not a number or true/false");
+      }
+      m.configValues.push_back(std::move(c));
+    }
+  }
   m.arch = rd.string(rd.need(root, "arch", ""), key("arch"));
   m.entry = rd.string(rd.need(root, "entry", ""), key("entry"));
   m.grid = int(rd.integer(rd.need(root, "grid", ""), key("grid"), 1, kMaxInt));
@@ -221,6 +251,8 @@ KernelMetadata parseMetadata(std::string_view text, const std::string& path) {
       rd.fail(at + "offset " + std::to_string(t.offset) + " is not aligned to its " + std::to_string(elemTypeBytes(t.dtype)) +
               "-byte elements");
 
+    if (const JsonValue* d = tv.get("declared_at"); d && d->kind != JsonValue::Null)
+      t.declaredAt = rd.string(*d, where + ".declared_at", false);
     if (t.kind == TensorMeta::Weight) {
       if (t.arena != Arena::Weights) rd.fail(at + "a weight outside the weights arena");
       const JsonValue& sources = rd.array(rd.need(tv, "sources", at), where + ".sources");
@@ -253,6 +285,8 @@ KernelMetadata parseMetadata(std::string_view text, const std::string& path) {
     in.dtype = *dt;
     const JsonValue* tensor = iv.get("tensor");
     in.tensor = tensor ? tensorRef(*tensor, where + ".tensor", true) : -1;
+    if (const JsonValue* b = iv.get("bound"); b && b->kind != JsonValue::Null)
+      in.bound = rd.integer(*b, where + ".bound", 0, kMax);
     m.inputs.push_back(std::move(in));
   }
 
@@ -289,6 +323,66 @@ std::string readWholeFile(const std::string& path) {
   ::close(fd);
   if (got != out.size()) throw FileError(path + ": cannot read the file (it changed size while being read?)");
   return out;
+}
+
+std::string configNamesFor(const KernelMetadata& md, int64_t n, const std::vector<std::string>& hints) {
+  std::vector<const ConfigValue*> all, hinted;
+  for (const ConfigValue& c : md.configValues) {
+    if (c.isBool || c.value != double(n)) continue;
+    all.push_back(&c);
+    for (const std::string& h : hints)
+      if (c.name.find(h) != std::string::npos) {
+        hinted.push_back(&c);
+        break;
+      }
+  }
+  const auto& use = hinted.empty() ? all : hinted;
+  if (use.empty()) return "";
+  std::string s;
+  for (const ConfigValue* c : use) s += c->name + " = ";
+  return s + std::to_string(n);
+}
+
+std::string inputRangeProblem(const KernelMetadata& md, size_t input, int64_t value) {
+  if (input >= md.inputs.size()) return "";
+  const InputMeta& in = md.inputs[input];
+  const int64_t bound = in.bound;
+  if (bound < 0 || (value >= 0 && value < bound)) return "";
+  const std::string range = bound == 0 ? "none (the bound is 0)" : "0 .. " + std::to_string(bound - 1);
+  const std::string verb = value < 0 ? " is outside " : " is past ";
+  const std::string head = in.name + " " + std::to_string(value);
+  // What the bound protects: a state tensor with a dimension this long (the KV cache: the
+  // position indexes it), or a weight with this many rows (the embedding: the token indexes it).
+  const TensorMeta* state = nullptr;
+  const TensorMeta* rows = nullptr;
+  for (const TensorMeta& t : md.tensors) {
+    if (t.kind == TensorMeta::State && !state)
+      for (int64_t d : t.shape)
+        if (d == bound) {
+          state = &t;
+          break;
+        }
+    if (t.kind == TensorMeta::Weight && !rows && !t.shape.empty() && t.shape[0] == bound) rows = &t;
+  }
+  const bool tokenLike = in.name.find("token") != std::string::npos;
+  if (tokenLike && rows) state = nullptr;
+  auto note = [&](const std::vector<std::string>& hints) {
+    std::string c = configNamesFor(md, bound, hints);
+    return c.empty() ? std::string() : " (" + c + ")";
+  };
+  if (state) {
+    bool cache = false;
+    for (const TensorMeta& t : md.tensors)
+      if (t.kind == TensorMeta::State && t.name.find("cache") != std::string::npos &&
+          std::find(t.shape.begin(), t.shape.end(), bound) != t.shape.end())
+        cache = true;
+    const std::string what = cache ? "the KV cache" : "the state '" + state->name + "' (" + elemTypeName(state->dtype) +
+                                                          shapeString(state->shape) + ")";
+    return head + verb + what + ": positions " + range + note({"seq", "ctx", "len", "pos"});
+  }
+  if (rows)
+    return head + verb + "the rows of '" + rows->name + "': ids " + range + note({"vocab", "token"});
+  return "input '" + in.name + "' = " + std::to_string(value) + " is out of range: it must be " + range + note({});
 }
 
 KernelMetadata readMetadata(const std::string& path) {

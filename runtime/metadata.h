@@ -33,6 +33,7 @@ struct TensorMeta {
   uint64_t offset = 0;  // bytes into the arena
   uint64_t bytes = 0;   // of the buffer (at least the storage bytes of the layout)
   std::vector<std::string> sources;  // weights: safetensors names
+  std::string declaredAt;            // weights and state: "examples/llama.mk:91:12" ("" unknown)
 
   int64_t elements() const { return shapeElements(shape); }
   uint64_t storageBytes() const { return uint64_t(storageElements(layout, shape)) * elemTypeBytes(dtype); }
@@ -42,6 +43,17 @@ struct InputMeta {
   std::string name;
   ElemType dtype = ElemType::I32;
   int tensor = -1;  // a tensor the value is also written to (every element), or -1
+  int64_t bound = -1;  // values must lie in [0, bound) (the token indexes the embedding's rows,
+                       // the position the KV cache); -1: the kernel states no bound
+};
+
+// A field of the config the kernel was built for ("config_values"): integers, floats and
+// booleans (true 1, false 0); `text` is the JSON literal as written.
+struct ConfigValue {
+  std::string name;
+  double value = 0;
+  bool isBool = false;
+  std::string text;
 };
 
 struct OutputMeta {
@@ -71,9 +83,12 @@ struct KernelMetadata {
   std::vector<TensorMeta> tensors;
   std::vector<InputMeta> inputs;
   std::vector<OutputMeta> outputs;
+  std::vector<ConfigValue> configValues;  // in file order; empty in metadata without them
 
   // A tensor's index by name, or -1.
   int find(const std::string& name) const;
+  // A config value by name, or nullptr.
+  const ConfigValue* configValue(const std::string& name) const;
 
  private:
   friend KernelMetadata parseMetadata(std::string_view, const std::string&);
@@ -83,11 +98,22 @@ struct KernelMetadata {
 // Parses and validates metadata text: the format tag and version 1, every field's type and range,
 // the parameter list (it must be the ABI above), tensors (dtype, layout valid for the shape,
 // placement inside its arena, weights in the weights arena with string sources, unique names),
-// inputs and outputs naming existing tensors. Unknown keys are ignored (newer compilers may add
-// some). Throws MetadataError("PATH: ...").
+// inputs and outputs naming existing tensors; the optional "config_values" (numbers and booleans),
+// tensors' "declared_at" (a string) and inputs' "bound" (an integer >= 0, or null). Unknown keys
+// are ignored (newer compilers may add some). Throws MetadataError("PATH: ...").
 KernelMetadata parseMetadata(std::string_view text, const std::string& path);
 // Reads the file first ("PATH: cannot open ...").
 KernelMetadata readMetadata(const std::string& path);
+
+// Why `value` may not be given to step input `input` (outside [0, bound)), in words that say what
+// the bound protects and where it comes from, e.g.
+//   "pos 4096 is past the KV cache: positions 0 .. 4095 (max_seq = 4096)"
+//   "token 300 is past the rows of 'embed_tokens': ids 0 .. 255 (vocab = 256)"
+// or "" when the value is in range or the input has no bound.
+std::string inputRangeProblem(const KernelMetadata& md, size_t input, int64_t value);
+// The config fields whose value is `n` ("max_seq = 4096"; "k_chunk = max_seq = 64" when several
+// fit; "" when none), preferring names that contain one of `hints`.
+std::string configNamesFor(const KernelMetadata& md, int64_t n, const std::vector<std::string>& hints = {});
 
 // A file that cannot be read; the message starts with its name.
 class FileError : public std::runtime_error {

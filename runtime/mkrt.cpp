@@ -92,7 +92,8 @@ bool ptxHasEntry(const std::string& ptx, const std::string& entry) {
 
 struct mkrt_model {
   KernelMetadata meta;
-  std::string ptxPath, metaPath;
+  std::string ptxPath, metaPath;  // or, for mkrt_open_data, what messages call the two
+  bool fromMemory = false;
   std::shared_ptr<const Driver> drv;
   CUcontext ctx = nullptr;
   CUmodule module = nullptr;
@@ -147,24 +148,31 @@ struct mkrt_model {
 
 namespace {
 
-void open(mkrt_model& m, const char* ptxPath, const char* metaPath, int device) {
-  if (!ptxPath || !metaPath) failWith(MKRT_ERR_ARGUMENT, "mkrt_open: the PTX and metadata paths must not be NULL");
-  m.ptxPath = ptxPath;
-  m.metaPath = metaPath;
-  // The files first: their errors do not need a GPU.
-  try {
-    m.meta = readMetadata(m.metaPath);
-  } catch (const MetadataError& e) {
-    failWith(MKRT_ERR_FILE, e.what());
-  }
+// Loads the driver and checks that `device` exists; returns the driver.
+std::shared_ptr<const Driver> openDriver(int device) {
+  if (device < 0) failWith(MKRT_ERR_ARGUMENT, "device " + std::to_string(device) + " is not a device index");
+  std::string why;
+  std::shared_ptr<const Driver> drv = loadDriver(why);
+  if (!drv) failWith(MKRT_ERR_DRIVER, why);
+  const Driver& d = *drv;
+  if (CUresult r = d.init(0); r != CUDA_SUCCESS)
+    failWith(MKRT_ERR_DRIVER, (r == CUDA_ERROR_NO_DEVICE ? "no CUDA device on this machine: cuInit: "
+                                                         : "the CUDA driver does not initialize: cuInit: ") +
+                                  d.describe(r));
+  int count = 0;
+  if (CUresult r = d.deviceGetCount(&count); r != CUDA_SUCCESS)
+    failWith(MKRT_ERR_DRIVER, "cuDeviceGetCount failed: " + d.describe(r));
+  if (device >= count)
+    failWith(MKRT_ERR_ARGUMENT, "there is no CUDA device " + std::to_string(device) + " (this machine has " +
+                                    std::to_string(count) + ")");
+  return drv;
+}
+
+// `image` is the PTX text or cubin; ptxPath and metaPath name the two in messages.
+void open(mkrt_model& m, std::string image, const KernelMetadata& metadata, int device) {
+  m.meta = metadata;
   const KernelMetadata& md = m.meta;
-  std::string image;
-  try {
-    image = readWholeFile(m.ptxPath);
-  } catch (const FileError& e) {
-    failWith(MKRT_ERR_FILE, e.what());
-  }
-  if (image.empty()) failWith(MKRT_ERR_FILE, m.ptxPath + ": the file is empty");
+  if (image.empty()) failWith(MKRT_ERR_FILE, m.ptxPath + (m.fromMemory ? " is empty" : ": the file is empty"));
   const bool cubin = image.compare(0, 4, "\x7f" "ELF") == 0;
   if (!cubin) {
     if (!ptxHasEntry(image, md.entry))
@@ -176,21 +184,8 @@ void open(mkrt_model& m, const char* ptxPath, const char* metaPath, int device) 
                                   ": the two files are from different builds");
     image.push_back('\0');  // the driver reads PTX as a C string
   }
-  if (device < 0) failWith(MKRT_ERR_ARGUMENT, "device " + std::to_string(device) + " is not a device index");
-
-  std::string why;
-  m.drv = loadDriver(why);
-  if (!m.drv) failWith(MKRT_ERR_DRIVER, why);
+  m.drv = openDriver(device);
   const Driver& d = *m.drv;
-  if (CUresult r = d.init(0); r != CUDA_SUCCESS)
-    failWith(MKRT_ERR_DRIVER, (r == CUDA_ERROR_NO_DEVICE ? "no CUDA device on this machine: cuInit: "
-                                                         : "the CUDA driver does not initialize: cuInit: ") +
-                                  d.describe(r));
-  int count = 0;
-  m.check(d.deviceGetCount(&count), "cuDeviceGetCount");
-  if (device >= count)
-    failWith(MKRT_ERR_ARGUMENT, "there is no CUDA device " + std::to_string(device) + " (this machine has " +
-                                    std::to_string(count) + ")");
   CUdevice dev = 0;
   m.check(d.deviceGet(&dev, device), "cuDeviceGet");
   char name[256] = {};
@@ -299,7 +294,7 @@ void loadAll(mkrt_model& m, F&& storage) {
   m.weightsLoaded = false;
   for (const TensorMeta& t : m.meta.tensors) {
     if (t.kind != TensorMeta::Weight) continue;
-    WeightSpec w{t.name, t.dtype, t.shape, t.layout, t.sources};
+    WeightSpec w{t.name, t.dtype, t.shape, t.layout, t.sources, t.declaredAt};
     std::vector<uint8_t> bytes;
     try {
       bytes = storage(w);
@@ -367,6 +362,11 @@ void step(mkrt_model& m, const int64_t* inputs, size_t n) {
                                     std::to_string(n));
   }
   if (n > 0 && !inputs) failWith(MKRT_ERR_ARGUMENT, "mkrt_step: inputs is NULL");
+  // Values the kernel would index out of bounds with (a position past the KV cache, a token past
+  // the embedding's rows) are refused before the launch.
+  for (size_t i = 0; i < n; ++i)
+    if (std::string p = inputRangeProblem(md, i, inputs[i]); !p.empty())
+      failWith(MKRT_ERR_ARGUMENT, "step " + std::to_string(m.steps + 1) + ": " + p);
   std::vector<uint32_t> words(std::max<size_t>(n, 1), 0);
   for (size_t i = 0; i < n; ++i) words[i] = inputWord(md.inputs[i], inputs[i]);
   if (m.steps >= std::numeric_limits<uint32_t>::max() - 1u)
@@ -491,18 +491,16 @@ void copyError(char* err, size_t errlen, const std::string& msg) {
 
 }  // namespace
 
-extern "C" {
-
 static thread_local mkrt_status openStatus = MKRT_OK;
 
-mkrt_status mkrt_open_status(void) { return openStatus; }
-
-mkrt_model* mkrt_open(const char* ptx_path, const char* metadata_path, int device, char* err, size_t errlen) {
+// Runs an opening function, turning failures into openStatus and `err`.
+template <typename F>
+static mkrt_model* opening(char* err, size_t errlen, F&& f) {
   copyError(err, errlen, "");
   openStatus = MKRT_OK;
   try {
     auto m = std::make_unique<mkrt_model>();
-    open(*m, ptx_path, metadata_path, device);
+    f(*m);
     return m.release();
   } catch (const Failure& e) {
     openStatus = e.status;
@@ -515,6 +513,66 @@ mkrt_model* mkrt_open(const char* ptx_path, const char* metadata_path, int devic
     copyError(err, errlen, e.what());
   }
   return nullptr;
+}
+
+extern "C" {
+
+mkrt_status mkrt_open_status(void) { return openStatus; }
+
+mkrt_model* mkrt_open(const char* ptx_path, const char* metadata_path, int device, char* err, size_t errlen) {
+  return opening(err, errlen, [&](mkrt_model& m) {
+    if (!ptx_path || !metadata_path) failWith(MKRT_ERR_ARGUMENT, "mkrt_open: the PTX and metadata paths must not be NULL");
+    m.ptxPath = ptx_path;
+    m.metaPath = metadata_path;
+    // The files first: their errors do not need a GPU.
+    KernelMetadata md;
+    try {
+      md = readMetadata(m.metaPath);
+    } catch (const MetadataError& e) {
+      failWith(MKRT_ERR_FILE, e.what());
+    }
+    std::string image;
+    try {
+      image = readWholeFile(m.ptxPath);
+    } catch (const FileError& e) {
+      failWith(MKRT_ERR_FILE, e.what());
+    }
+    open(m, std::move(image), md, device);
+  });
+}
+
+mkrt_model* mkrt_open_data(const char* ptx, size_t ptx_len, const char* metadata_json, size_t meta_len, int device,
+                           char* err, size_t errlen) {
+  return opening(err, errlen, [&](mkrt_model& m) {
+    if ((!ptx && ptx_len) || (!metadata_json && meta_len))
+      failWith(MKRT_ERR_ARGUMENT, "mkrt_open_data: the PTX and metadata must not be NULL");
+    m.fromMemory = true;
+    m.ptxPath = "the in-memory PTX";
+    m.metaPath = "the in-memory metadata";
+    KernelMetadata md;
+    try {
+      md = parseMetadata(std::string_view(metadata_json ? metadata_json : "", meta_len), m.metaPath);
+    } catch (const MetadataError& e) {
+      failWith(MKRT_ERR_FILE, e.what());
+    }
+    std::string image(ptx ? ptx : "", ptx_len);
+    while (!image.empty() && image.back() == '\0' && image.compare(0, 4, "\x7f" "ELF") != 0) image.pop_back();
+    open(m, std::move(image), md, device);
+  });
+}
+
+mkrt_status mkrt_probe_device(int device, char* err, size_t errlen) {
+  copyError(err, errlen, "");
+  try {
+    openDriver(device);
+    return MKRT_OK;
+  } catch (const Failure& e) {
+    copyError(err, errlen, e.message);
+    return e.status;
+  } catch (const std::exception& e) {
+    copyError(err, errlen, e.what());
+    return MKRT_ERR_DRIVER;
+  }
 }
 
 void mkrt_close(mkrt_model* model) { delete model; }
@@ -586,6 +644,47 @@ mkrt_status mkrt_set_timeout_ns(mkrt_model* model, uint64_t ns) {
     if (ns == 0) failWith(MKRT_ERR_ARGUMENT, "the wait timeout must be > 0 ns");
     m.timeoutNs = ns;
   });
+}
+
+mkrt_status mkrt_input_bound(const mkrt_model* model, size_t index, int64_t* bound) {
+  if (!model || !bound || index >= model->meta.inputs.size()) return MKRT_ERR_ARGUMENT;
+  *bound = model->meta.inputs[index].bound;
+  return MKRT_OK;
+}
+
+mkrt_status mkrt_check_input(mkrt_model* model, size_t index, int64_t value) {
+  return guarded(model, [&](mkrt_model& m) {
+    if (index >= m.meta.inputs.size())
+      failWith(MKRT_ERR_ARGUMENT, "the step has " + std::to_string(m.meta.inputs.size()) + " inputs; there is no input " +
+                                      std::to_string(index));
+    if (std::string p = inputRangeProblem(m.meta, index, value); !p.empty()) failWith(MKRT_ERR_ARGUMENT, p);
+  });
+}
+
+size_t mkrt_num_config_values(const mkrt_model* model) { return model ? model->meta.configValues.size() : 0; }
+
+mkrt_status mkrt_config_value_at(const mkrt_model* model, size_t index, const char** name, double* value) {
+  if (!model || index >= model->meta.configValues.size()) return MKRT_ERR_ARGUMENT;
+  const ConfigValue& c = model->meta.configValues[index];
+  if (name) *name = c.name.c_str();
+  if (value) *value = c.value;
+  return MKRT_OK;
+}
+
+mkrt_status mkrt_config_value(const mkrt_model* model, const char* name, double* value) {
+  if (!model || !name) return MKRT_ERR_ARGUMENT;
+  const ConfigValue* c = model->meta.configValue(name);
+  if (!c) return MKRT_ERR_ARGUMENT;
+  if (value) *value = c->value;
+  return MKRT_OK;
+}
+
+const char* mkrt_config_name(const mkrt_model* model) { return model ? model->meta.config.c_str() : ""; }
+
+const char* mkrt_tensor_declared_at(const mkrt_model* model, const char* tensor) {
+  if (!model || !tensor) return "";
+  int id = model->meta.find(tensor);
+  return id < 0 ? "" : model->meta.tensors[size_t(id)].declaredAt.c_str();
 }
 
 const char* mkrt_last_error(const mkrt_model* model) { return model ? model->lastError.c_str() : "no model (NULL)"; }

@@ -17,7 +17,8 @@
  *   mkrt_close(m);
  *
  * Every function returns a status (or NULL) instead of crashing on bad input: missing or
- * truncated files, malformed metadata, a weight missing or of the wrong dtype/shape, a PTX the
+ * truncated files, malformed metadata, a weight missing or of the wrong dtype/shape (named with
+ * its safetensors name and the .mk line that declares it), an input out of its bound, a PTX the
  * driver rejects (with the JIT's log), a kernel that does not fit the device, a step whose waits
  * timed out (the kernel's error record: task, SM, counter, expected and seen counts). The message
  * of the last failure is mkrt_last_error.
@@ -67,7 +68,16 @@ typedef struct mkrt_tensor_info {
  * device, allocates and zeroes the arenas, the sync counters and the error record. Returns NULL on
  * failure with the reason in `err` (truncated to errlen - 1 bytes; err may be NULL). */
 mkrt_model* mkrt_open(const char* ptx_path, const char* metadata_path, int device, char* err, size_t errlen);
-/* The status of this thread's last mkrt_open (MKRT_OK when it returned a model). */
+/* The same from memory: the PTX text (or cubin) and the metadata JSON as a compiler hands them
+ * over (mk::compile's artifact.ptx and metadataJson), without temporary files. Neither needs a
+ * terminating NUL; messages call them "the in-memory PTX" and "the in-memory metadata". */
+mkrt_model* mkrt_open_data(const char* ptx, size_t ptx_len, const char* metadata_json, size_t meta_len, int device,
+                           char* err, size_t errlen);
+/* Whether a kernel could be opened on `device` at all: the driver loads (libcuda.so.1, or
+ * $MKRT_CUDA_LIBRARY), initializes, and has that device. MKRT_OK, else the reason in `err`
+ * ("no CUDA driver (libcuda.so.1) on this machine: ..."). Cheap: for failing before a long compile. */
+mkrt_status mkrt_probe_device(int device, char* err, size_t errlen);
+/* The status of this thread's last mkrt_open / mkrt_open_data (MKRT_OK when it returned a model). */
 mkrt_status mkrt_open_status(void);
 /* Frees everything; NULL is fine. */
 void mkrt_close(mkrt_model* model);
@@ -81,7 +91,9 @@ mkrt_status mkrt_load_weights(mkrt_model* model, const char* path);
 mkrt_status mkrt_random_weights(mkrt_model* model, uint64_t seed);
 
 /* Runs one step (one launch of the megakernel). `inputs` holds one value per step input, in the
- * order of mkrt_input_info; float inputs are converted to their dtype. The first step is epoch 1.
+ * order of mkrt_input_info; float inputs are converted to their dtype. A value outside its input's
+ * bound (mkrt_input_bound: a position past the KV cache, a token past the embedding's rows) is
+ * refused with MKRT_ERR_ARGUMENT before anything is launched. The first step is epoch 1.
  * After a failed step (MKRT_ERR_TIMEOUT, MKRT_ERR_KERNEL) the model refuses further steps until
  * mkrt_reset: the sync counters no longer match the epoch. */
 mkrt_status mkrt_step(mkrt_model* model, const int64_t* inputs, size_t n);
@@ -99,6 +111,25 @@ size_t mkrt_num_inputs(const mkrt_model* model);
 size_t mkrt_num_outputs(const mkrt_model* model);
 mkrt_status mkrt_input_info(const mkrt_model* model, size_t index, mkrt_tensor_info* info);
 mkrt_status mkrt_output_info(const mkrt_model* model, size_t index, mkrt_tensor_info* info);
+
+/* The exclusive upper bound of step input `index` from the metadata ("bound"): its values must lie
+ * in [0, bound) or the kernel would index out of bounds (the token indexes the embedding's rows,
+ * the position the KV cache). -1 when the kernel states none. */
+mkrt_status mkrt_input_bound(const mkrt_model* model, size_t index, int64_t* bound);
+/* MKRT_OK when `value` is in input `index`'s bound; else MKRT_ERR_ARGUMENT with mkrt_last_error
+ * saying why, e.g. "pos 4096 is past the KV cache: positions 0 .. 4095 (max_seq = 4096)". */
+mkrt_status mkrt_check_input(mkrt_model* model, size_t index, int64_t value);
+
+/* The config the kernel was built for ("tiny", "llama_3_2_1b") and its evaluated fields
+ * (metadata "config_values"; booleans as 0 and 1). Names stay valid while the model is open.
+ * mkrt_config_value gives MKRT_ERR_ARGUMENT for a name the config does not have. */
+const char* mkrt_config_name(const mkrt_model* model);
+size_t mkrt_num_config_values(const mkrt_model* model);
+mkrt_status mkrt_config_value_at(const mkrt_model* model, size_t index, const char** name, double* value);
+mkrt_status mkrt_config_value(const mkrt_model* model, const char* name, double* value);
+/* Where the .mk program declares a weight or state tensor ("examples/llama.mk:91:12"); "" when
+ * unknown (no such tensor, or metadata without "declared_at"). */
+const char* mkrt_tensor_declared_at(const mkrt_model* model, const char* tensor);
 
 /* How long one wait in the kernel may spin before it records an error and the kernel exits
  * (default 2e9 ns = 2 s). Must be > 0. */

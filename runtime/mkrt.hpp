@@ -33,6 +33,18 @@ class Model {
     m_ = mkrt_open(ptxPath.c_str(), metadataPath.c_str(), device, err, sizeof err);
     if (!m_) throw Error(mkrt_open_status(), err);
   }
+  // From memory (mkrt_open_data): the PTX (or cubin) and the metadata JSON, e.g. from mk::compile.
+  static Model fromData(const std::string& ptx, const std::string& metadataJson, int device = 0) {
+    char err[4096];
+    mkrt_model* m = mkrt_open_data(ptx.data(), ptx.size(), metadataJson.data(), metadataJson.size(), device, err, sizeof err);
+    if (!m) throw Error(mkrt_open_status(), err);
+    return Model(m);
+  }
+  // Throws unless a kernel could be opened on `device` (mkrt_probe_device).
+  static void probeDevice(int device = 0) {
+    char err[4096];
+    if (mkrt_status s = mkrt_probe_device(device, err, sizeof err); s != MKRT_OK) throw Error(s, err);
+  }
   ~Model() { mkrt_close(m_); }
   Model(Model&& o) noexcept : m_(std::exchange(o.m_, nullptr)) {}
   Model& operator=(Model&& o) noexcept {
@@ -79,12 +91,31 @@ class Model {
     return v;
   }
 
+  // Input `index`'s exclusive upper bound, or -1 (mkrt_input_bound).
+  int64_t inputBound(size_t index) const {
+    int64_t b = -1;
+    check(mkrt_input_bound(m_, index, &b));
+    return b;
+  }
+  // Why `value` is out of input `index`'s bound; "" when it is fine (mkrt_check_input).
+  std::string inputProblem(size_t index, int64_t value) {
+    return mkrt_check_input(m_, index, value) == MKRT_OK ? std::string() : std::string(mkrt_last_error(m_));
+  }
+  std::string configName() const { return mkrt_config_name(m_); }
+  // A config field's value, or `fallback` when the config has no such field.
+  double configValue(const std::string& name, double fallback) const {
+    double v = 0;
+    return mkrt_config_value(m_, name.c_str(), &v) == MKRT_OK ? v : fallback;
+  }
+  std::string declaredAt(const std::string& tensor) const { return mkrt_tensor_declared_at(m_, tensor.c_str()); }
+
   uint64_t stepsRun() const { return mkrt_steps_run(m_); }
   double lastStepMs() const { return mkrt_last_step_ms(m_); }
   std::string device() const { return mkrt_device_description(m_); }
   mkrt_model* get() const { return m_; }
 
  private:
+  explicit Model(mkrt_model* m) : m_(m) {}
   void check(mkrt_status s) const {
     if (s != MKRT_OK) throw Error(s, mkrt_last_error(m_));
   }

@@ -126,7 +126,8 @@ struct Plan {
 };
 
 std::string what(const WeightSpec& t) {
-  return "weight '" + t.name + "' (" + elemTypeName(t.dtype) + shapeString(t.shape) + ")";
+  return "weight '" + t.name + "' (" + elemTypeName(t.dtype) + shapeString(t.shape) + ")" +
+         (t.declaredAt.empty() ? "" : " declared at " + t.declaredAt);
 }
 
 Plan plan(const WeightSpec& t, const SafetensorsSet& set) {
@@ -255,6 +256,8 @@ struct RandomStream {
 };
 
 }  // namespace
+
+void checkWeightSources(const WeightSpec& w, const SafetensorsSet& set) { (void)plan(w, set); }
 
 void assembleWeightValues(const WeightSpec& t, const SafetensorsSet& set, std::vector<float>& floats,
                           std::vector<int32_t>& ints) {

@@ -26,8 +26,8 @@
 
 namespace mk::runtime {
 
-// A weight that cannot be assembled from the checkpoint; the message names the weight, the
-// safetensors tensor and both shapes/dtypes. (A source whose bytes cannot be read as numbers is a
+// A weight that cannot be assembled from the checkpoint; the message names the weight (and, when
+// the spec knows it, the .mk line that declares it), the safetensors tensor and both shapes/dtypes. (A source whose bytes cannot be read as numbers is a
 // SafetensorsError.)
 class WeightError : public std::runtime_error {
  public:
@@ -55,6 +55,8 @@ struct WeightSpec {
   std::vector<int64_t> shape;
   Layout layout;
   std::vector<std::string> sources;  // safetensors names
+  // Where the .mk program declares it ("examples/llama.mk:91:12"; "" unknown): errors name it.
+  std::string declaredAt = {};
 };
 
 // Value conversions (the interpreter's `rnd` for stored values):
@@ -62,6 +64,11 @@ float roundToElemType(ElemType t, double x);     // float dtypes: float(x), then
 int32_t wrapToInt32(double x);                   // integers: wrap to 32 bits
 void encodeElement(ElemType t, double x, uint8_t* out);  // storage bytes of the rounded/wrapped value
 double decodeElement(ElemType t, const uint8_t* in);     // and back (bool: 0 or 1)
+
+// Checks that the checkpoint can fill the weight (every source present, dtypes that convert,
+// shapes that assemble to the declared one) without reading any data; throws WeightError.
+// The assembly functions below check the same first.
+void checkWeightSources(const WeightSpec& w, const SafetensorsSet& set);
 
 // ---- Interpreter form ------------------------------------------------------------------------
 // Logical row-major values: `floats` for float dtypes, `ints` for i32/bool (each resized to the

@@ -7,6 +7,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <random>
@@ -233,18 +235,28 @@ std::string fmtNum(const char* f, double a) {
 
 struct CmdResult {
   int exitCode = -1;
-  std::string output;  // stdout and stderr
+  std::string out;     // stdout (the ids)
+  std::string err;     // stderr (errors, and the timing lines of `run`)
+  std::string output;  // both: out, then err
 };
-CmdResult runMkdsl(const std::string& args) {
-  std::string cmd = "'" + kMkdsl + "' " + args + " 2>&1";
+// `env` is prepended to the command (e.g. "MKRT_CUDA_LIBRARY=... ").
+CmdResult runMkdsl(const std::string& args, const std::string& env = "") {
+  TempDir tmp;
+  const std::string errFile = tmp.file("stderr.txt");
+  std::string cmd = env + "'" + kMkdsl + "' " + args + " 2>'" + errFile + "'";
   CmdResult r;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
   char buf[4096];
   size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
   int status = pclose(p);
   r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(errFile, std::ios::binary);
+  std::ostringstream es;
+  es << e.rdbuf();
+  r.err = es.str();
+  r.output = r.out + r.err;
   return r;
 }
 std::string runArgs(const std::string& rest) {
@@ -434,7 +446,7 @@ TEST_CASE("mkdsl run: greedy ids, logits dump and clear errors") {
     INFO(r.output);
     CHECK(r.exitCode == 0);
     std::vector<int> ids;
-    std::stringstream ss(r.output);
+    std::stringstream ss(r.out);
     std::string item;
     while (std::getline(ss, item, ',')) ids.push_back(std::stoi(item));
     CHECK(ids.size() == 4);
@@ -467,7 +479,7 @@ TEST_CASE("mkdsl run: greedy ids, logits dump and clear errors") {
       }
     }
     CmdResult ids = runMkdsl(runArgs("--random-weights 7 --tokens 1,2,3 --max-new 4"));
-    CHECK(ids.output == generated + "\n");
+    CHECK(ids.out == generated + "\n");
   }
 
   SUBCASE("a token out of range") {
@@ -499,4 +511,227 @@ TEST_CASE("mkdsl run: greedy ids, logits dump and clear errors") {
     CHECK(r.output.find("model.layers.1.mlp.down_proj.weight") != std::string::npos);
     CHECK(r.output.find("[64, 128]") != std::string::npos);
   }
+}
+
+namespace {
+
+// Where examples/llama_tiny.mk declares `KIND NAME:`, as the metadata's declared_at says it
+// ("PATH:LINE:COL", the column of the name; PATH as given to mkdsl).
+std::string tinyDeclaration(const std::string& kind, const std::string& name) {
+  std::ifstream src(kTinyMk, std::ios::binary);
+  std::string line;
+  for (int n = 1; std::getline(src, line); ++n)
+    if (size_t c = line.find(kind + " " + name + ":"); c != std::string::npos)
+      return kTinyMk + ":" + std::to_string(n) + ":" + std::to_string(c + kind.size() + 2);
+  FAIL("no declaration of " << name);
+  return "";
+}
+
+// The fake CUDA driver (runtime/testing/fake_cuda.cpp), beside this binary's build tree.
+std::string fakeDriver() {
+  fs::path exe = fs::read_symlink("/proc/self/exe");
+  return (exe.parent_path().parent_path() / "runtime" / "libmkrt_fake_cuda.so").string();
+}
+
+bool haveRealDriver() {
+  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  return h != nullptr;
+}
+
+// `mkdsl run`'s single error line ("mkdsl: error: MSG [E0904]\n").
+std::string runError(const std::string& msg) { return "mkdsl: error: " + msg + " [E0904]\n"; }
+
+}  // namespace
+
+TEST_CASE("mkdsl run --device cpu: the timings on stderr, the ids alone on stdout") {
+  CmdResult r = runMkdsl(runArgs("--weights '" + kData + "/tiny_llama.safetensors' --tokens 37,235,140,72 --max-new 8"));
+  INFO(r.err);
+  CHECK(r.exitCode == 0);
+  CHECK(r.out == "115,170,184,148,230,69,11,203\n");  // docs/cli.md's example
+  CHECK(r.err.find("mkdsl: the CPU interpreter (132 SM queues, interleave seed 1); weights loaded in ") == 0);
+  CHECK(r.err.find("mkdsl: 11 steps (4 prompt tokens, 8 generated)\n") != std::string::npos);
+  CHECK(r.err.find("mkdsl: time to first token: ") != std::string::npos);
+  CHECK(r.err.find("ms (the 4 prompt steps, host wall clock)") != std::string::npos);
+  CHECK(r.err.find("mkdsl: per-token latency (7 decode steps, interpreter host time per step): median ") != std::string::npos);
+  CHECK(r.err.find(" ms, p90 ") != std::string::npos);
+  CHECK(r.err.find(" ms, p99 ") != std::string::npos);
+  // Teacher forcing: nothing on stdout, no per-token latency (every step is a prompt step).
+  r = runMkdsl(runArgs("--random-weights 7 --tokens 1,2,3 --max-new 0"));
+  CHECK(r.exitCode == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("mkdsl: 3 steps (3 prompt tokens, 0 generated)") != std::string::npos);
+  CHECK(r.err.find("per-token latency") == std::string::npos);
+  CHECK(r.err.find("mkdsl: step time (all 3 steps, interpreter host time per step): median ") != std::string::npos);
+  // The whole KV cache: 64 positions (a 60-token prompt and 5 new).
+  std::string prompt = "0";
+  for (int i = 1; i < 60; ++i) prompt += "," + std::to_string(i * 3);
+  r = runMkdsl(runArgs("--random-weights 7 --tokens " + prompt + " --max-new 5"));
+  CHECK(r.exitCode == 0);
+  CHECK(r.err.find("mkdsl: 64 steps (60 prompt tokens, 5 generated)") != std::string::npos);
+}
+
+TEST_CASE("mkdsl run --device cpu: every bad input is one clear error, and no crash") {
+  TempDir tmp;
+  const std::string weights = kData + "/tiny_llama.safetensors";
+  auto run = [&](const std::string& args) {
+    CmdResult r = runMkdsl(runArgs(args));
+    CHECK(r.exitCode == 1);
+    CHECK(r.out.empty());
+    return r.err;
+  };
+
+  SUBCASE("a sequence longer than the KV cache is refused before any step") {
+    CHECK(run("--random-weights 1 --tokens 1 --max-new 70") ==
+          runError("the sequence does not fit: 1 prompt token + 70 new need positions 0 .. 69, and pos 69 is past the KV "
+                   "cache: positions 0 .. 63 (max_seq = 64); with this prompt --max-new can be at most 64"));
+    std::string prompt = "0";
+    for (int i = 1; i < 65; ++i) prompt += "," + std::to_string(i);
+    CHECK(run("--random-weights 1 --max-new 0 --tokens " + prompt) ==
+          runError("the sequence does not fit: teacher forcing 65 tokens needs positions 0 .. 64, and pos 64 is past the KV "
+                   "cache: positions 0 .. 63 (max_seq = 64); at most 64 tokens fit"));
+    CHECK(run("--random-weights 1 --max-new 3 --tokens " + prompt).find("the prompt alone is longer than that") !=
+          std::string::npos);
+    // --set max_seq changes the bound with the config.
+    CmdResult r = runMkdsl(runArgs("--set max_seq=128 --random-weights 1 --tokens 1 --max-new 70"));
+    CHECK(r.exitCode == 0);
+  }
+
+  SUBCASE("token ids out of range") {
+    CHECK(run("--random-weights 1 --tokens 300") == runError("token id 300 is out of range: the vocabulary has 256 entries"));
+    CHECK(run("--random-weights 1 --tokens 1,256 --max-new 0") ==
+          runError("token id 256 is out of range: the vocabulary has 256 entries"));
+  }
+
+  SUBCASE("weights files: missing, truncated, a malformed header, a folder without a checkpoint") {
+    CHECK(run("--weights '" + tmp.file("nope.safetensors") + "' --tokens 1").find(tmp.file("nope.safetensors") + ": cannot open") !=
+          std::string::npos);
+    std::ifstream in(weights, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream(tmp.file("cut.safetensors"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    CHECK(run("--weights '" + tmp.file("cut.safetensors") + "' --tokens 1").find("is past the data section") != std::string::npos);
+    std::ofstream(tmp.file("head.safetensors"), std::ios::binary) << bytes.substr(0, 40);
+    CHECK(run("--weights '" + tmp.file("head.safetensors") + "' --tokens 1").find("runs past the end of the file") !=
+          std::string::npos);
+    std::ofstream(tmp.file("tiny.safetensors"), std::ios::binary) << bytes.substr(0, 5);
+    CHECK(run("--weights '" + tmp.file("tiny.safetensors") + "' --tokens 1").find("tiny.safetensors") != std::string::npos);
+    std::ofstream(tmp.file("json.safetensors"), std::ios::binary) << std::string("\x0c\0\0\0\0\0\0\0{\"a\": nope} ", 20);
+    CHECK(run("--weights '" + tmp.file("json.safetensors") + "' --tokens 1").find("json.safetensors: malformed JSON header at byte") !=
+          std::string::npos);
+    fs::create_directories(tmp.file("empty"));
+    CHECK(run("--weights '" + tmp.file("empty") + "' --tokens 1").find(tmp.file("empty")) != std::string::npos);
+  }
+
+  SUBCASE("a tensor missing, of the wrong dtype or shape: named with its safetensors name and .mk line") {
+    HfWeights w = randomHfWeights(tinyRefConfig(), 3);
+    w.erase("model.layers.0.self_attn.v_proj.weight");
+    writeBf16(tmp.file("missing.safetensors"), w);
+    CHECK(run("--weights '" + tmp.file("missing.safetensors") + "' --tokens 1") ==
+          runError("weight 'layer[0].qkv' (bf16[128, 64]) declared at " + tinyDeclaration("weight", "qkv") +
+                   ": the checkpoint has no tensor \"model.layers.0.self_attn.v_proj.weight\""));
+
+    w = randomHfWeights(tinyRefConfig(), 3);
+    w["model.layers.1.mlp.down_proj.weight"] = {{64, 64}, std::vector<float>(64 * 64, 0.0f)};
+    writeBf16(tmp.file("shape.safetensors"), w);
+    CHECK(run("--weights '" + tmp.file("shape.safetensors") + "' --tokens 1") ==
+          runError("weight 'layer[1].down' (bf16[64, 128]) declared at " + tinyDeclaration("weight", "down") +
+                   ": \"model.layers.1.mlp.down_proj.weight\" in " + tmp.file("shape.safetensors") +
+                   " is BF16[64, 64]; expected shape [64, 128]"));
+
+    std::vector<runtime::TensorData> tensors;
+    for (const auto& [name, s] : randomHfWeights(tinyRefConfig(), 3)) {
+      if (name == "model.norm.weight") tensors.push_back({name, "I32", s.shape, std::vector<uint8_t>(s.values.size() * 4, 0)});
+      else tensors.push_back({name, "BF16", s.shape, runtime::encodeFloats(s.values, "BF16")});
+    }
+    runtime::writeSafetensors(tmp.file("dtype.safetensors"), tensors);
+    CHECK(run("--weights '" + tmp.file("dtype.safetensors") + "' --tokens 1") ==
+          runError("weight 'final_norm' (bf16[64]) declared at " + tinyDeclaration("weight", "final_norm") +
+                   ": \"model.norm.weight\" in " + tmp.file("dtype.safetensors") + " is I32[64], which does not convert to bf16"));
+  }
+
+  SUBCASE("command-line mistakes") {
+    CmdResult r = runMkdsl("run --stdlib '" + kStdlib + "' '" + kTinyMk + "' --device gpu --random-weights 1 --tokens 1");
+    CHECK(r.exitCode == 1);
+    CHECK(r.err.find("--device must be cuda, cuda:N (a CUDA device index) or cpu") != std::string::npos);
+    r = runMkdsl("run --stdlib '" + kStdlib + "' '" + kTinyMk + "' --random-weights 1 --tokens 1");
+    CHECK(r.exitCode == 1);
+    CHECK(r.err.find("`mkdsl run` needs --device cuda or --device cpu") != std::string::npos);
+    r = runMkdsl("run --stdlib '" + kStdlib + "' '" + kTinyMk + "' --device cuda --interleave-seed 3 --random-weights 1 --tokens 1");
+    CHECK(r.exitCode == 1);
+    CHECK(r.err.find("--interleave-seed goes with --device cpu") != std::string::npos);
+    r = runMkdsl(runArgs("--random-weights 1 --tokens 1 --timeout-ms 0"));
+    CHECK(r.exitCode == 1);
+    CHECK(r.err.find("--timeout-ms needs a number of milliseconds") != std::string::npos);
+  }
+}
+
+TEST_CASE("mkdsl run --device cuda: no driver here, and the fake driver") {
+  auto cudaArgs = [&](const std::string& rest) {
+    return "run --stdlib '" + kStdlib + "' '" + kTinyMk + "' --device cuda " + rest;
+  };
+  TempDir tmp;
+  // No driver: the error comes before compiling, whatever else is wrong.
+  if (!haveRealDriver()) {
+    CmdResult r = runMkdsl(cudaArgs("--random-weights 1 --tokens 1"), "env -u MKRT_CUDA_LIBRARY ");
+    CHECK(r.exitCode == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("mkdsl: error: no CUDA driver (libcuda.so.1) on this machine") == 0);
+    CHECK(r.err.find("[E0904]") != std::string::npos);
+  } else {
+    MESSAGE("this machine has libcuda.so.1: the no-driver case is not testable here");
+  }
+  CmdResult r = runMkdsl(cudaArgs("--random-weights 1 --tokens 1"), "MKRT_CUDA_LIBRARY='" + tmp.file("nowhere.so") + "' ");
+  CHECK(r.exitCode == 1);
+  CHECK(r.err.find("mkdsl: error: no CUDA driver (" + tmp.file("nowhere.so") + ") on this machine") == 0);
+
+  // The fake driver: the kernel compiled in-process runs through mkrt (its "kernel" computes
+  // nothing: every next token is 0 and the logits are zero).
+  REQUIRE(fs::exists(fakeDriver()));
+  const std::string fake = "MKRT_CUDA_LIBRARY='" + fakeDriver() + "' ";
+  r = runMkdsl(cudaArgs("--random-weights 7 --tokens 1,2,3 --max-new 4"), fake);
+  INFO(r.err);
+  CHECK(r.exitCode == 0);
+  CHECK(r.out == "0,0,0,0\n");
+  CHECK(r.err.find("mkdsl: device 0 (Fake GPU, sm_90, 132 SMs); weights loaded in ") == 0);
+  CHECK(r.err.find("mkdsl: 6 steps (3 prompt tokens, 4 generated)") != std::string::npos);
+  CHECK(r.err.find("mkdsl: time to first token: ") != std::string::npos);
+  CHECK(r.err.find("mkdsl: per-token latency (3 decode steps, GPU time per launch): median 0.250 ms, p90 0.250 ms, p99 0.250 ms") !=
+        std::string::npos);
+  r = runMkdsl(cudaArgs("--weights '" + kData + "/tiny_llama.safetensors' --tokens 5,6,7,8 --max-new 0 --dump-logits '" +
+                        tmp.file("l.npy") + "'"),
+               fake);
+  CHECK(r.exitCode == 0);
+  CHECK(r.out.empty());
+  CHECK(runtime::readNpy(tmp.file("l.npy")).shape == std::vector<int64_t>{4, 256});
+  r = runMkdsl(cudaArgs("--random-weights 7 --tokens 1 --device cuda:0 --timeout-ms 500 --max-new 1"), fake);
+  CHECK(r.exitCode == 0);
+
+  // The same refusals as on the CPU, before the device is opened.
+  r = runMkdsl(cudaArgs("--random-weights 1 --tokens 1 --max-new 70"), fake);
+  CHECK(r.exitCode == 1);
+  CHECK(r.err == runError("the sequence does not fit: 1 prompt token + 70 new need positions 0 .. 69, and pos 69 is past the "
+                          "KV cache: positions 0 .. 63 (max_seq = 64); with this prompt --max-new can be at most 64"));
+  r = runMkdsl(cudaArgs("--random-weights 1 --tokens 256"), fake);
+  CHECK(r.err == runError("token id 256 is out of range: the vocabulary has 256 entries"));
+  HfWeights w = randomHfWeights(tinyRefConfig(), 3);
+  w["model.embed_tokens.weight"] = {{256, 32}, std::vector<float>(256 * 32, 0.0f)};
+  writeBf16(tmp.file("shape.safetensors"), w);
+  r = runMkdsl(cudaArgs("--weights '" + tmp.file("shape.safetensors") + "' --tokens 1"), fake);
+  CHECK(r.exitCode == 1);
+  CHECK(r.err == runError("weight 'embed_tokens' (bf16[256, 64]) declared at " + tinyDeclaration("weight", "embed_tokens") +
+                          ": \"model.embed_tokens.weight\" in " + tmp.file("shape.safetensors") +
+                          " is BF16[256, 32]; expected shape [256, 64]"));
+  r = runMkdsl(cudaArgs("--weights '" + tmp.file("nope.safetensors") + "' --tokens 1"), fake);
+  CHECK(r.exitCode == 1);
+  CHECK(r.err.find(tmp.file("nope.safetensors") + ": cannot open") != std::string::npos);
+
+  // A kernel for another GPU, and a device that is not there.
+  r = runMkdsl(cudaArgs("--random-weights 1 --tokens 1"), fake + "FAKE_CUDA_CC=80 ");
+  CHECK(r.exitCode == 1);
+  CHECK(r.err == runError("the kernel is built for sm_90a (compute capability 9.0 only) but device 0 (Fake GPU, sm_80, 132 "
+                          "SMs) is sm_80: rebuild it for this GPU (mkdsl build --gpu NAME --target ARCH)"));
+  r = runMkdsl(cudaArgs("--random-weights 1 --tokens 1 --target sm_80"), fake + "FAKE_CUDA_CC=80 ");
+  CHECK(r.exitCode == 0);
+  r = runMkdsl(cudaArgs("--random-weights 1 --tokens 1 --device cuda:2"), fake);
+  CHECK(r.exitCode == 1);
+  CHECK(r.err == runError("there is no CUDA device 2 (this machine has 1)"));
 }

@@ -290,3 +290,102 @@ TEST_CASE("runtime metadata: what the compiler writes for the tiny Llama parses 
     CHECK(m.outputs[i].tensor == g.outputs[i].second);
   }
 }
+
+TEST_CASE("runtime metadata: config values, declaration sites and input bounds") {
+  // Older metadata has none of them: no config values, no declarations, no bounds.
+  KernelMetadata old = parseMetadata(kGood, "k.meta.json");
+  CHECK(old.configValues.empty());
+  CHECK(old.tensors[0].declaredAt.empty());
+  CHECK(old.inputs[0].bound == -1);
+  CHECK(inputRangeProblem(old, 0, 1 << 30).empty());
+
+  std::string text = kGood;
+  auto sub = [&](const std::string& from, const std::string& to) {
+    size_t at = text.find(from);
+    REQUIRE_MESSAGE(at != std::string::npos, from);
+    text.replace(at, from.size(), to);
+  };
+  sub("\"config\": \"c\",",
+      "\"config\": \"c\", \"config_values\": {\"vocab\": 4, \"slots\": 2, \"ctx_len\": 2, \"eps\": 1e-05, \"tied\": true},");
+  sub("\"sources\": [\"a\", \"b\"]", "\"sources\": [\"a\", \"b\"], \"declared_at\": \"t.mk:3:8\"");
+  sub("\"arena\": \"state\", \"offset\": 0, \"bytes\": 40", "\"arena\": \"state\", \"offset\": 0, \"bytes\": 40, \"declared_at\": \"t.mk:5:9\"");
+  sub("\"tensor\": null}", "\"tensor\": null, \"bound\": 4}");
+  sub("\"tensor\": \"x\"}", "\"tensor\": \"x\", \"bound\": 2}");
+  KernelMetadata m = parseMetadata(text, "k.meta.json");
+  REQUIRE(m.configValues.size() == 5);
+  CHECK(m.configValues[0].name == "vocab");
+  CHECK(m.configValues[0].value == 4);
+  CHECK(m.configValues[3].value == doctest::Approx(1e-5));
+  CHECK(m.configValues[3].text == "1e-05");
+  CHECK(m.configValues[4].isBool);
+  CHECK(m.configValues[4].value == 1);
+  REQUIRE(m.configValue("slots") != nullptr);
+  CHECK(m.configValue("slots")->value == 2);
+  CHECK(m.configValue("nope") == nullptr);
+  CHECK(m.tensors[0].declaredAt == "t.mk:3:8");
+  CHECK(m.tensors[1].declaredAt == "t.mk:5:9");
+  CHECK(m.inputs[0].bound == 4);
+  CHECK(m.inputs[1].bound == 2);
+
+  // Out-of-bound values, in words: w has 4 rows (the token indexes them); kv's dim 0 is 2 (a
+  // state, not named like a cache); configs that equal the bound are named, hinted names first.
+  CHECK(inputRangeProblem(m, 0, 3).empty());
+  CHECK(inputRangeProblem(m, 0, 4) == "token 4 is past the rows of 'w': ids 0 .. 3 (vocab = 4)");
+  CHECK(inputRangeProblem(m, 0, -1) == "token -1 is outside the rows of 'w': ids 0 .. 3 (vocab = 4)");
+  CHECK(inputRangeProblem(m, 1, 2) == "x 2 is past the state 'kv' (f32[2, 4]): positions 0 .. 1 (ctx_len = 2)");
+  CHECK(configNamesFor(m, 2) == "slots = ctx_len = 2");
+  CHECK(configNamesFor(m, 2, {"len"}) == "ctx_len = 2");
+  CHECK(configNamesFor(m, 7).empty());
+  CHECK(inputRangeProblem(m, 5, 100).empty());  // no such input
+
+  // Malformed: every value type is checked.
+  auto bad = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return parseError(t);
+  };
+  CHECK(bad("\"slots\": 2", "\"slots\": \"2\"") ==
+        "k.meta.json: malformed metadata: \"config_values\".slots is a string, not a number or true/false");
+  CHECK(bad("{\"vocab\": 4, \"slots\": 2, \"ctx_len\": 2, \"eps\": 1e-05, \"tied\": true}", "[4]") ==
+        "k.meta.json: malformed metadata: \"config_values\" is an array, not an object");
+  CHECK(bad("\"bound\": 4", "\"bound\": -4") == "k.meta.json: malformed metadata: \"inputs\"[0].bound is -4; expected at least 0");
+  CHECK(bad("\"bound\": 4", "\"bound\": \"4\"").find("\"inputs\"[0].bound is a string, not an integer") != std::string::npos);
+  CHECK(bad("\"declared_at\": \"t.mk:3:8\"", "\"declared_at\": 3").find(".declared_at is a number, not a string") !=
+        std::string::npos);
+  CHECK(parseMetadata(mutated("\"tensor\": null}", "\"tensor\": null, \"bound\": null}"), "k").inputs[0].bound == -1);
+}
+
+TEST_CASE("runtime metadata: the tiny Llama's config values, declarations and bounds") {
+  std::ifstream in(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
+  std::ostringstream src;
+  src << in.rdbuf();
+  mk::CompileOptions o;
+  o.check.stdlibDir = MK_STDLIB_DIR;
+  std::string diags;
+  auto out = mk::compileSource("examples/llama_tiny.mk", src.str(), o, &diags);
+  REQUIRE_MESSAGE(out, diags);
+  KernelMetadata m = parseMetadata(out->metadataJson, "tiny.meta.json");
+  REQUIRE(m.configValue("vocab") != nullptr);
+  CHECK(m.configValue("vocab")->value == 256);
+  CHECK(m.configValue("max_seq")->value == 64);
+  CHECK(m.configValue("rms_eps")->value == doctest::Approx(1e-5));
+  REQUIRE(m.inputs.size() == 2);
+  CHECK(m.inputs[0].bound == 256);
+  CHECK(m.inputs[1].bound == 64);
+  // The declaration's line: where `weight embed_tokens` and `state k_cache` stand in the file.
+  std::istringstream lines(src.str());
+  std::string line;
+  std::string embedAt, cacheAt;
+  for (int n = 1; std::getline(lines, line); ++n) {
+    if (size_t c = line.find("weight embed_tokens:"); c != std::string::npos)
+      embedAt = "examples/llama_tiny.mk:" + std::to_string(n) + ":" + std::to_string(c + 8);
+    if (size_t c = line.find("state k_cache:"); c != std::string::npos)
+      cacheAt = "examples/llama_tiny.mk:" + std::to_string(n) + ":" + std::to_string(c + 7);
+  }
+  CHECK(m.tensors[size_t(m.find("embed_tokens"))].declaredAt == embedAt);
+  CHECK(m.tensors[size_t(m.find("layer[1].k_cache"))].declaredAt == cacheAt);
+  for (const TensorMeta& t : m.tensors)
+    if (t.kind == TensorMeta::Weight || t.kind == TensorMeta::State) CHECK_MESSAGE(!t.declaredAt.empty(), t.name);
+  CHECK(inputRangeProblem(m, 1, 64) == "pos 64 is past the KV cache: positions 0 .. 63 (max_seq = 64)");
+  CHECK(inputRangeProblem(m, 0, 300) == "token 300 is past the rows of 'embed_tokens': ids 0 .. 255 (vocab = 256)");
+}

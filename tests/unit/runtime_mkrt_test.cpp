@@ -663,3 +663,347 @@ TEST_CASE("mkrt-run: the standalone runner on the fake driver, its errors, and i
   CHECK(libs >= 1);
 #endif
 }
+
+namespace {
+
+// The tiny Llama compiled in-process (as `mkdsl run --device cuda` does), named `label` in its
+// diagnostics and declarations.
+mk::CompileOutput compileTiny(const std::string& label = "llama_tiny.mk") {
+  std::ifstream src(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
+  std::ostringstream text;
+  text << src.rdbuf();
+  mk::CompileOptions opts;
+  opts.check.stdlibDir = MK_STDLIB_DIR;
+  std::string diags;
+  auto out = mk::compileSource(label, text.str(), opts, &diags);
+  REQUIRE_MESSAGE(out, diags);
+  return std::move(*out);
+}
+
+// Where examples/llama_tiny.mk declares `KIND NAME` ("weight down"), as "LABEL:LINE:COL" (the
+// column of the name), the way the metadata's declared_at says it.
+std::string tinyDeclaration(const std::string& label, const std::string& kind, const std::string& name) {
+  std::ifstream src(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
+  std::string line;
+  for (int n = 1; std::getline(src, line); ++n)
+    if (size_t c = line.find(kind + " " + name + ":"); c != std::string::npos)
+      return label + ":" + std::to_string(n) + ":" + std::to_string(c + kind.size() + 2);
+  FAIL("no declaration of " << name);
+  return "";
+}
+
+// tests/data's tiny checkpoint with `edit` applied to its tensors, written to `path`.
+template <typename F>
+void writeTinyCheckpoint(const std::string& path, F&& edit) {
+  auto f = rt::SafetensorsFile::open(std::string(MK_SOURCE_DIR) + "/tests/data/tiny_llama.safetensors");
+  std::vector<rt::TensorData> ts;
+  for (const rt::TensorInfo& t : f.tensors()) {
+    auto b = f.bytes(t);
+    ts.push_back({t.name, t.dtype, t.shape, std::vector<uint8_t>(b.begin(), b.end())});
+  }
+  edit(ts);
+  rt::writeSafetensors(path, ts);
+}
+
+rt::TensorData* tensorNamed(std::vector<rt::TensorData>& ts, const std::string& name) {
+  for (auto& t : ts)
+    if (t.name == name) return &t;
+  FAIL("no tensor " << name);
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("mkrt: in-memory open, config values, input bounds and declarations (the tiny Llama, fake driver)") {
+  REQUIRE(fs::exists(fakeDriver()));
+  const mk::CompileOutput out = compileTiny();
+  const std::string& ptxText = out.artifact.ptx;
+  const std::string& meta = out.metadataJson;
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  const FakeCudaStats before = fakeStats();
+  {
+    char err[1024] = "x";
+    mkrt_model* m = mkrt_open_data(ptxText.data(), ptxText.size(), meta.data(), meta.size(), 0, err, sizeof err);
+    REQUIRE_MESSAGE(m, err);
+    CHECK(std::string(err).empty());
+    CHECK(std::string(mkrt_config_name(m)) == "tiny");
+    CHECK(mkrt_num_config_values(m) >= 10);
+    double v = 0;
+    CHECK(mkrt_config_value(m, "max_seq", &v) == MKRT_OK);
+    CHECK(v == 64);
+    CHECK(mkrt_config_value(m, "vocab", &v) == MKRT_OK);
+    CHECK(v == 256);
+    CHECK(mkrt_config_value(m, "rms_eps", &v) == MKRT_OK);
+    CHECK(v == doctest::Approx(1e-5));
+    CHECK(mkrt_config_value(m, "nope", &v) == MKRT_ERR_ARGUMENT);
+    const char* name = nullptr;
+    CHECK(mkrt_config_value_at(m, 0, &name, &v) == MKRT_OK);
+    CHECK(name != nullptr);
+    CHECK(mkrt_config_value_at(m, 1000, &name, &v) == MKRT_ERR_ARGUMENT);
+    int64_t bound = 0;
+    CHECK(mkrt_input_bound(m, 0, &bound) == MKRT_OK);
+    CHECK(bound == 256);
+    CHECK(mkrt_input_bound(m, 1, &bound) == MKRT_OK);
+    CHECK(bound == 64);
+    CHECK(mkrt_input_bound(m, 2, &bound) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_tensor_declared_at(m, "embed_tokens")) == tinyDeclaration("llama_tiny.mk", "weight", "embed_tokens"));
+    CHECK(std::string(mkrt_tensor_declared_at(m, "layer[0].k_cache")) == tinyDeclaration("llama_tiny.mk", "state", "k_cache"));
+    CHECK(std::string(mkrt_tensor_declared_at(m, "nope")).empty());
+
+    CHECK(mkrt_check_input(m, 1, 63) == MKRT_OK);
+    CHECK(mkrt_check_input(m, 1, 64) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(m)) == "pos 64 is past the KV cache: positions 0 .. 63 (max_seq = 64)");
+    CHECK(mkrt_check_input(m, 0, 256) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(m)) == "token 256 is past the rows of 'embed_tokens': ids 0 .. 255 (vocab = 256)");
+    CHECK(mkrt_check_input(m, 7, 0) == MKRT_ERR_ARGUMENT);
+
+    // mkrt_step refuses out-of-bound inputs before launching anything.
+    REQUIRE(mkrt_random_weights(m, 3) == MKRT_OK);
+    const int launches = fakeStats().launches;
+    const int64_t past[2] = {1, 64};
+    CHECK(mkrt_step(m, past, 2) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(m)) == "step 1: pos 64 is past the KV cache: positions 0 .. 63 (max_seq = 64)");
+    const int64_t negative[2] = {1, -1};
+    CHECK(mkrt_step(m, negative, 2) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(m)) == "step 1: pos -1 is outside the KV cache: positions 0 .. 63 (max_seq = 64)");
+    const int64_t token[2] = {256, 0};
+    CHECK(mkrt_step(m, token, 2) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(m)).find("token 256 is past the rows of 'embed_tokens'") != std::string::npos);
+    CHECK(fakeStats().launches == launches);
+    CHECK(mkrt_steps_run(m) == 0);
+    const int64_t last[2] = {255, 63};
+    CHECK(mkrt_step(m, last, 2) == MKRT_OK);  // a refused step does not break the model
+    CHECK(fakeStats().launches == launches + 1);
+    mkrt_close(m);
+  }
+  // The C++ wrapper.
+  {
+    mkrt::Model m = mkrt::Model::fromData(ptxText, meta);
+    CHECK(m.inputBound(1) == 64);
+    CHECK(m.inputProblem(1, 64) == "pos 64 is past the KV cache: positions 0 .. 63 (max_seq = 64)");
+    CHECK(m.inputProblem(1, 3).empty());
+    CHECK(m.configName() == "tiny");
+    CHECK(m.configValue("heads", -1) == 4);
+    CHECK(m.configValue("nope", -1) == -1);
+    CHECK(m.declaredAt("lm_head") == tinyDeclaration("llama_tiny.mk", "weight", "lm_head"));
+    m.loadWeights(std::string(MK_SOURCE_DIR) + "/tests/data/tiny_llama.safetensors");
+    m.step({1, 0});
+    CHECK(m.output("logits").size() == 256);
+  }
+  // In-memory errors.
+  auto openErr = [&](const char* p, size_t pn, const char* j, size_t jn, mkrt_status want) {
+    char err[1024];
+    mkrt_model* m = mkrt_open_data(p, pn, j, jn, 0, err, sizeof err);
+    CHECK(m == nullptr);
+    CHECK(mkrt_open_status() == want);
+    mkrt_close(m);
+    return std::string(err);
+  };
+  CHECK(openErr(ptxText.data(), ptxText.size(), meta.data(), 100, MKRT_ERR_FILE).find("the in-memory metadata: malformed JSON at byte") == 0);
+  CHECK(openErr("", 0, meta.data(), meta.size(), MKRT_ERR_FILE) == "the in-memory PTX is empty");
+  CHECK(openErr(nullptr, 5, meta.data(), meta.size(), MKRT_ERR_ARGUMENT).find("must not be NULL") != std::string::npos);
+  const std::string sm80 = ".version 8.0\n.target sm_80\n.visible .entry mk_step(\n)\n{\n}\n";
+  CHECK(openErr(sm80.data(), sm80.size(), meta.data(), meta.size(), MKRT_ERR_FILE) ==
+        "the in-memory PTX is built for sm_80 but the in-memory metadata says sm_90a: the two files are from different builds");
+  // A PTX for another GPU: the fake driver reports compute capability 8.0.
+  env.set("FAKE_CUDA_CC", "80");
+  CHECK(openErr(ptxText.data(), ptxText.size(), meta.data(), meta.size(), MKRT_ERR_KERNEL) ==
+        "the kernel is built for sm_90a (compute capability 9.0 only) but device 0 (Fake GPU, sm_80, 132 SMs) is sm_80: "
+        "rebuild it for this GPU (mkdsl build --gpu NAME --target ARCH)");
+  env.set("FAKE_CUDA_CC", std::nullopt);
+  // A trailing NUL (a C string's length + 1) is fine.
+  {
+    std::string withNul = ptxText + '\0';
+    char err[1024];
+    mkrt_model* m = mkrt_open_data(withNul.data(), withNul.size(), meta.data(), meta.size(), 0, err, sizeof err);
+    CHECK_MESSAGE(m != nullptr, err);
+    mkrt_close(m);
+  }
+  const FakeCudaStats after = fakeStats();
+  CHECK(after.badAccesses == before.badAccesses);
+  CHECK(after.liveAllocations == before.liveAllocations);
+}
+
+TEST_CASE("mkrt: probing the driver and the device") {
+  TempDir dir;
+  Env env;
+  char err[1024];
+  env.set("MKRT_CUDA_LIBRARY", dir / "nowhere.so");
+  CHECK(mkrt_probe_device(0, err, sizeof err) == MKRT_ERR_DRIVER);
+  CHECK(std::string(err).find("no CUDA driver (" + (dir / "nowhere.so") + ") on this machine") == 0);
+  CHECK_THROWS_WITH_AS(mkrt::Model::probeDevice(0), doctest::Contains("no CUDA driver"), mkrt::Error);
+  if (!haveRealDriver()) {
+    env.set("MKRT_CUDA_LIBRARY", std::nullopt);
+    CHECK(mkrt_probe_device(0, err, sizeof err) == MKRT_ERR_DRIVER);
+    CHECK(std::string(err).find("no CUDA driver (libcuda.so.1) on this machine") == 0);
+  }
+  REQUIRE(fs::exists(fakeDriver()));
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  CHECK(mkrt_probe_device(0, err, sizeof err) == MKRT_OK);
+  CHECK(std::string(err).empty());
+  CHECK(mkrt_probe_device(3, err, sizeof err) == MKRT_ERR_ARGUMENT);
+  CHECK(std::string(err) == "there is no CUDA device 3 (this machine has 1)");
+  CHECK(mkrt_probe_device(-1, err, sizeof err) == MKRT_ERR_ARGUMENT);
+  env.set("FAKE_CUDA_NO_DEVICE", "1");
+  CHECK(mkrt_probe_device(0, err, sizeof err) == MKRT_ERR_DRIVER);
+  CHECK(std::string(err).find("no CUDA device on this machine") == 0);
+}
+
+TEST_CASE("mkrt: weight errors name the tensor, its safetensors name and the .mk line that declares it") {
+  REQUIRE(fs::exists(fakeDriver()));
+  const mk::CompileOutput out = compileTiny();
+  TempDir dir;
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  mkrt::Model m = mkrt::Model::fromData(out.artifact.ptx, out.metadataJson);
+  const std::string path = dir / "w.safetensors";
+  auto load = [&](auto edit) {
+    writeTinyCheckpoint(path, edit);
+    try {
+      m.loadWeights(path);
+    } catch (const mkrt::Error& e) {
+      return std::make_pair(e.status(), std::string(e.what()));
+    }
+    return std::make_pair(MKRT_OK, std::string());
+  };
+  const std::string down = tinyDeclaration("llama_tiny.mk", "weight", "down");
+  auto [s1, shape] = load([](std::vector<rt::TensorData>& ts) {
+    rt::TensorData* t = tensorNamed(ts, "model.layers.1.mlp.down_proj.weight");
+    t->shape = {64, 64};
+    t->data.resize(64 * 64 * 2);
+  });
+  CHECK(s1 == MKRT_ERR_WEIGHTS);
+  CHECK(shape == "weight 'layer[1].down' (bf16[64, 128]) declared at " + down +
+                     ": \"model.layers.1.mlp.down_proj.weight\" in " + path + " is BF16[64, 64]; expected shape [64, 128]");
+  auto [s2, missing] = load([](std::vector<rt::TensorData>& ts) {
+    ts.erase(ts.begin() + (tensorNamed(ts, "model.layers.0.self_attn.k_proj.weight") - ts.data()));
+  });
+  CHECK(s2 == MKRT_ERR_WEIGHTS);
+  CHECK(missing == "weight 'layer[0].qkv' (bf16[128, 64]) declared at " + tinyDeclaration("llama_tiny.mk", "weight", "qkv") +
+                       ": the checkpoint has no tensor \"model.layers.0.self_attn.k_proj.weight\"");
+  auto [s3, dtype] = load([](std::vector<rt::TensorData>& ts) {
+    rt::TensorData* t = tensorNamed(ts, "model.norm.weight");
+    t->dtype = "I16";
+  });
+  CHECK(s3 == MKRT_ERR_WEIGHTS);
+  CHECK(dtype == "weight 'final_norm' (bf16[64]) declared at " + tinyDeclaration("llama_tiny.mk", "weight", "final_norm") +
+                     ": \"model.norm.weight\" in " + path + " is I16[64], which does not convert to bf16");
+  auto [s4, ok] = load([](std::vector<rt::TensorData>&) {});
+  CHECK(s4 == MKRT_OK);
+  CHECK(ok.empty());
+}
+
+TEST_CASE("mkrt-run: every bad input is one clear error line and exit status 1") {
+  REQUIRE_MESSAGE(fs::exists(mkrtRun()), "build the mkrt-run target first: " << mkrtRun());
+  REQUIRE(fs::exists(fakeDriver()));
+  const mk::CompileOutput out = compileTiny("tiny.mk");
+  TempDir dir;
+  write(dir / "tiny.ptx", out.artifact.ptx);
+  write(dir / "tiny.meta.json", out.metadataJson);
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  const std::string ptxArg = "--ptx '" + (dir / "tiny.ptx") + "'";
+  auto run = [&](const std::string& args) { return runTool(ptxArg + " " + args, dir); };
+
+  // The sequence against the KV cache (max_seq = 64), before any weight is loaded.
+  RunResult r = run("--random-weights 1 --tokens 1,2,3 --max-new 62");
+  CHECK(r.status == 0);
+  r = run("--random-weights 1 --tokens 1,2,3 --max-new 63");
+  CHECK(r.status == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "mkrt-run: error: the sequence does not fit: 3 prompt tokens + 63 new need positions 0 .. 64, and pos 64 is past the "
+        "KV cache: positions 0 .. 63 (max_seq = 64); with this prompt --max-new can be at most 62\n");
+  std::string tokens65 = "0";
+  for (int i = 1; i < 65; ++i) tokens65 += "," + std::to_string(i);
+  r = run("--weights '" + (dir / "nope.safetensors") + "' --tokens " + tokens65 + " --max-new 0");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("teacher forcing 65 tokens needs positions 0 .. 64, and pos 64 is past the KV cache") != std::string::npos);
+  CHECK(r.err.find("at most 64 tokens fit") != std::string::npos);
+
+  // Weights files: missing, truncated, a malformed header.
+  r = run("--weights '" + (dir / "nope.safetensors") + "' --tokens 1");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("mkrt-run: error: " + (dir / "nope.safetensors") + ": cannot open") == 0);
+  {
+    std::ifstream in(std::string(MK_SOURCE_DIR) + "/tests/data/tiny_llama.safetensors", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    write(dir / "cut.safetensors", bytes.substr(0, bytes.size() / 2));
+    write(dir / "head.safetensors", bytes.substr(0, 40));
+  }
+  r = run("--weights '" + (dir / "cut.safetensors") + "' --tokens 1");
+  CHECK(r.status == 1);
+  CHECK_MESSAGE(r.err.find("is past the data section") != std::string::npos, r.err);
+  r = run("--weights '" + (dir / "head.safetensors") + "' --tokens 1");
+  CHECK(r.status == 1);
+  CHECK_MESSAGE(r.err.find("runs past the end of the file") != std::string::npos, r.err);
+  write(dir / "json.safetensors", std::string("\x0c\0\0\0\0\0\0\0{\"a\": nope} ", 20));
+  r = run("--weights '" + (dir / "json.safetensors") + "' --tokens 1");
+  CHECK(r.status == 1);
+  CHECK_MESSAGE(r.err.find("json.safetensors: malformed JSON header at byte") != std::string::npos, r.err);
+
+  // A tensor missing, of the wrong dtype, of the wrong shape: named with its .mk line.
+  writeTinyCheckpoint(dir / "shape.safetensors", [](std::vector<rt::TensorData>& ts) {
+    rt::TensorData* t = tensorNamed(ts, "model.embed_tokens.weight");
+    t->shape = {128, 64};
+    t->data.resize(128 * 64 * 2);
+  });
+  r = run("--weights '" + (dir / "shape.safetensors") + "' --tokens 1");
+  CHECK(r.status == 1);
+  CHECK(r.err == "mkrt-run: error: weight 'embed_tokens' (bf16[256, 64]) declared at " +
+                     tinyDeclaration("tiny.mk", "weight", "embed_tokens") + ": \"model.embed_tokens.weight\" in " +
+                     (dir / "shape.safetensors") + " is BF16[128, 64]; expected shape [256, 64]\n");
+  writeTinyCheckpoint(dir / "dtype.safetensors", [](std::vector<rt::TensorData>& ts) {
+    tensorNamed(ts, "model.layers.1.input_layernorm.weight")->dtype = "I16";
+  });
+  r = run("--weights '" + (dir / "dtype.safetensors") + "' --tokens 1");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("weight 'layer[1].input_norm' (bf16[64]) declared at " + tinyDeclaration("tiny.mk", "weight", "input_norm") +
+                   ": \"model.layers.1.input_layernorm.weight\"") != std::string::npos);
+  CHECK(r.err.find("is I16[64], which does not convert to bf16") != std::string::npos);
+  writeTinyCheckpoint(dir / "missing.safetensors", [](std::vector<rt::TensorData>& ts) {
+    ts.erase(ts.begin() + (tensorNamed(ts, "model.layers.1.mlp.up_proj.weight") - ts.data()));
+  });
+  r = run("--weights '" + (dir / "missing.safetensors") + "' --tokens 1");
+  CHECK(r.status == 1);
+  CHECK(r.err == "mkrt-run: error: weight 'layer[1].gate_up' (bf16[256, 64]) declared at " +
+                     tinyDeclaration("tiny.mk", "weight", "gate_up") +
+                     ": the checkpoint has no tensor \"model.layers.1.mlp.up_proj.weight\"\n");
+
+  // A folder of shards with an index, as Hugging Face ships them.
+  {
+    auto f = rt::SafetensorsFile::open(std::string(MK_SOURCE_DIR) + "/tests/data/tiny_llama.safetensors");
+    std::vector<rt::TensorData> a, b;
+    std::string map;
+    for (const rt::TensorInfo& t : f.tensors()) {
+      auto bytes = f.bytes(t);
+      const bool first = t.name.find("layers.1.") == std::string::npos;
+      (first ? a : b).push_back({t.name, t.dtype, t.shape, std::vector<uint8_t>(bytes.begin(), bytes.end())});
+      map += std::string(map.empty() ? "" : ", ") + "\"" + t.name + "\": \"" + (first ? "m-1.safetensors" : "m-2.safetensors") + "\"";
+    }
+    fs::create_directories(dir / "sharded");
+    rt::writeSafetensors(dir / "sharded/m-1.safetensors", a);
+    rt::writeSafetensors(dir / "sharded/m-2.safetensors", b);
+    write(dir / "sharded/model.safetensors.index.json", "{\"metadata\": {}, \"weight_map\": {" + map + "}}");
+  }
+  r = run("--weights '" + (dir / "sharded") + "' --tokens 1,2 --max-new 2");
+  CHECK_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out == "0,0\n");
+
+  // A kernel for another GPU: the fake reports compute capability 8.0.
+  env.set("FAKE_CUDA_CC", "80");
+  r = run("--random-weights 1 --tokens 1");
+  CHECK(r.status == 1);
+  CHECK(r.err == "mkrt-run: error: the kernel is built for sm_90a (compute capability 9.0 only) but device 0 (Fake GPU, "
+                 "sm_80, 132 SMs) is sm_80: rebuild it for this GPU (mkdsl build --gpu NAME --target ARCH)\n");
+  env.set("FAKE_CUDA_CC", std::nullopt);
+
+  // No driver at all.
+  if (!haveRealDriver()) {
+    env.set("MKRT_CUDA_LIBRARY", std::nullopt);
+    r = run("--random-weights 1 --tokens 1");
+    CHECK(r.status == 1);
+    CHECK(r.err.find("mkrt-run: error: no CUDA driver (libcuda.so.1) on this machine") == 0);
+  }
+}

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -24,8 +25,13 @@
 #include "ir/parse_ir.h"
 #include "ir/print.h"
 #include "ir/verify.h"
+#include "runtime/decode.h"
+#include "runtime/metadata.h"
+#include "runtime/mkrt.h"
+#include "runtime/mkrt.hpp"
 #include "runtime/npy.h"
 #include "runtime/safetensors.h"
+#include "runtime/weights.h"
 
 #ifndef MKDSL_VERSION
 #define MKDSL_VERSION "0.0.0"
@@ -38,7 +44,8 @@ constexpr const char* kUsage = R"(mkdsl: compile .mk model descriptions into one
 Usage:
   mkdsl check [options] FILE...     parse and check programs; report every error found
   mkdsl build [options] FILE        compile a program's step into one GPU megakernel (PTX)
-  mkdsl run [options] FILE          decode with the compiled step (--device cpu: the interpreter)
+  mkdsl run [options] FILE          decode with the compiled step on a GPU (--device cuda) or
+                                    on the CPU interpreter (--device cpu)
   mkdsl verify FILE.sched           check a schedule in text form (--emit=schedule) for races,
                                     missing waits and deadlocks
   mkdsl fmt [--check] FILE...       rewrite files in the canonical format
@@ -74,15 +81,21 @@ Options for build:
   -v                                after building, print ptxas's registers, shared memory,
                                     spills and stack per kernel on stderr
 
-Options for run:
-  --device cpu                      run on the CPU interpreter of the megakernel IR
+Options for run (and --gpu, --sms, --smem, --warp, --target as for build):
+  --device cuda|cuda:N|cpu          compile to PTX in-process and run it on CUDA device 0 (or N),
+                                    or run the schedule on the CPU interpreter of the megakernel IR
   --weights PATH                    a .safetensors file, or a folder of shards with an index
   --random-weights SEED             deterministic random weights instead
   --tokens 1,2,3                    the prompt; each token is one decode step
   --max-new N                       greedy tokens to generate after the prompt (default 16);
                                     0 feeds the given tokens only (teacher forcing)
-  --interleave-seed N               the seed of the interpreter's random SM interleaving (default 1)
   --dump-logits FILE.npy            every step's logits as float32 [steps, vocab]
+  --timeout-ms N                    cuda: how long one wait in the kernel may spin before the step
+                                    fails with the kernel's timeout record (default 2000)
+  --interleave-seed N               cpu: the seed of the interpreter's random SM interleaving
+                                    (default 1)
+  Prints the generated ids on stdout; the time to first token and the per-token latency
+  (median, p90, p99) on stderr.
 
 Options for fmt:
   --check                           change nothing; exit 1 and name the files that are not formatted
@@ -102,7 +115,10 @@ struct Args {
   std::string output;
   std::string metadata;        // the sidecar's path, after parseArgs (empty: none)
   bool verbose = false;
-  std::string device;
+  std::string device;          // run: "cuda" or "cpu"
+  int deviceIndex = 0;         // run: the N of --device cuda:N
+  int64_t timeoutMs = 2000;    // run --device cuda
+  bool interleaveSeedGiven = false;
   std::string weights;
   std::optional<uint64_t> randomWeights;
   std::vector<int64_t> tokens;
@@ -246,7 +262,7 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
       } else if (cmd == "build" && is(arg, "--emit")) {
         if (!value(i, "--emit", v) || !isEmit(v)) return "--emit must be ptx, llvm, cubin, graph, tasks or schedule";
         a.emit = v;
-      } else if (cmd == "build" && is(arg, "--target")) {
+      } else if ((cmd == "build" || cmd == "run") && is(arg, "--target")) {
         if (!value(i, "--target", v)) return "--target needs an architecture such as sm_90a";
         if (auto why = mk::archError(v)) return "--target: " + *why;
         a.compile.arch = v;
@@ -267,8 +283,19 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
         if (arg == "-o" ? !(i + 1 < argc && (v = argv[++i], true)) : !value(i, "--output", v)) return "-o needs a file";
         a.output = v;
       } else if (cmd == "run" && is(arg, "--device")) {
-        if (!value(i, "--device", v) || v != "cpu") return "--device must be cpu (the GPU runtime is not built yet)";
-        a.device = v;
+        if (!value(i, "--device", v)) v.clear();
+        if (v.rfind("cuda:", 0) == 0 && number(v.substr(5), n) && n <= 1024) {
+          a.device = "cuda";
+          a.deviceIndex = static_cast<int>(n);
+        } else if (v == "cuda" || v == "cpu") {
+          a.device = v;
+        } else {
+          return "--device must be cuda, cuda:N (a CUDA device index) or cpu";
+        }
+      } else if (cmd == "run" && is(arg, "--timeout-ms")) {
+        if (!value(i, "--timeout-ms", v) || !number(v, n) || n == 0 || n > 3600 * 1000)
+          return "--timeout-ms needs a number of milliseconds from 1 to 3600000";
+        a.timeoutMs = n;
       } else if (cmd == "run" && is(arg, "--weights")) {
         if (!value(i, "--weights", v) || v.empty()) return "--weights needs a path";
         a.weights = v;
@@ -292,6 +319,7 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
       } else if (cmd == "run" && is(arg, "--interleave-seed")) {
         if (!value(i, "--interleave-seed", v) || !number(v, n)) return "--interleave-seed needs a number";
         a.interleaveSeed = static_cast<uint64_t>(n);
+        a.interleaveSeedGiven = true;
       } else if (cmd == "run" && is(arg, "--dump-logits")) {
         if (!value(i, "--dump-logits", v) || v.empty()) return "--dump-logits needs a file";
         a.dumpLogits = v;
@@ -309,7 +337,8 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
   if (a.files.empty()) return "`mkdsl " + cmd + "` needs at least one file";
   if ((cmd == "build" || cmd == "run") && a.files.size() != 1) return "`mkdsl " + cmd + "` takes one program";
   if (cmd == "run") {
-    if (a.device.empty()) return "`mkdsl run` needs --device cpu";
+    if (a.device.empty()) return "`mkdsl run` needs --device cuda or --device cpu";
+    if (a.device == "cuda" && a.interleaveSeedGiven) return "--interleave-seed goes with --device cpu (the interpreter)";
     if (a.weights.empty() == !a.randomWeights) return "`mkdsl run` needs exactly one of --weights PATH and --random-weights SEED";
     if (a.tokens.empty()) return "`mkdsl run` needs --tokens";
   }
@@ -620,70 +649,147 @@ int runBuild(const Args& a) {
   return status != 0 || diags.hasErrors() ? 1 : 0;
 }
 
-// Greedy decoding on the CPU interpreter: the prompt one token per step, then each generated
-// token fed back. The step's inputs named `token` and `pos` receive them.
+// `mkdsl run --device cpu`: runtime/decode.h's stepper over the CPU interpreter. The step's
+// interface (inputs and their bounds, the logits and next-token outputs) comes from the same
+// metadata the GPU runtime reads, so both devices check tokens and positions alike. The
+// metadata lists the graph's tensors in order: its tensor i is the interpreter's tensor i.
+class InterpreterStepper : public mk::runtime::MetadataStepper {
+ public:
+  InterpreterStepper(const mk::ir::Megakernel& kernel, mk::runtime::KernelMetadata md, uint64_t interleaveSeed)
+      : MetadataStepper(std::move(md)), interp_(kernel), seed_(interleaveSeed) {}
+  mk::interp::Interpreter& interpreter() { return interp_; }
+  void step(const std::vector<int64_t>& inputs) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    // Step `pos` uses seed N + pos (the SM interleaving; a correct schedule gives the same bits).
+    interp_.step(inputs, seed_ + static_cast<uint64_t>(interp_.stepsRun()));
+    lastMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  std::vector<float> logits() override { return interp_.tensor(logitsTensor()); }
+  int64_t next() override { return interp_.tensorInts(nextTensor()).at(0); }
+  double lastStepMs() const override { return lastMs_; }
+  std::string timeSource() const override { return "interpreter host time per step"; }
+
+ private:
+  mk::interp::Interpreter interp_;
+  uint64_t seed_;
+  double lastMs_ = 0;
+};
+
+// The metadata of a kernel scheduled for the interpreter only (no code generated): the
+// backend's sidecar with launch fields that describe no GPU launch. What the CPU run uses of it
+// is the program's part: tensors, weights' sources and declarations, inputs and their bounds.
+std::string interpreterMetadata(const mk::ir::Megakernel& kernel) {
+  mk::backend::LaunchInfo launch;
+  launch.arch = kernel.target.arch.empty() ? "cpu" : kernel.target.arch;
+  launch.gridSize = std::max<int>(1, static_cast<int>(kernel.queues.size()));
+  launch.blockSize = 1;
+  launch.computeThreads = 1;
+  launch.syncCounters = static_cast<int64_t>(kernel.counters.size());
+  launch.params = mk::runtime::kKernelParams;
+  return mk::backend::metadataJson(kernel, launch);
+}
+
+// Greedy decoding with the compiled step: the prompt one token per step, then each generated
+// token fed back (runtime/decode.h, shared with mkrt-run). --device cuda compiles to PTX
+// in-process and runs it through the host runtime (mkrt_open_data); --device cpu runs the
+// verified schedule on the interpreter. Everything that can be refused without a device is
+// refused first: the driver's absence, the checkpoint's files, then (after compiling) tokens
+// and positions against the kernel's bounds and every weight against the checkpoint.
 int runRun(const Args& a) {
   mk::SourceManager sm;
   mk::DiagnosticEngine diags(sm);
   diags.setErrorLimit(a.maxErrors);
-  auto id = mk::loadFile(sm, diags, a.files[0]);
-  auto kernel = id ? mk::scheduleProgram(sm, diags, *id, a.compile) : std::nullopt;
   auto fail = [&](const std::string& msg) {
     diags.emit(mk::SourceRange{}, RunFailed, msg);
     printDiagnostics(sm, diags, a);
     return 1;
   };
+  const bool cuda = a.device == "cuda";
+  if (cuda) {
+    char err[4096];
+    if (mkrt_probe_device(a.deviceIndex, err, sizeof err) != MKRT_OK) return fail(err);
+  }
+  std::optional<mk::runtime::SafetensorsSet> checkpoint;
+  if (!a.weights.empty()) {
+    try {
+      checkpoint = mk::runtime::SafetensorsSet::open(a.weights);
+    } catch (const std::exception& e) {
+      return fail(e.what());
+    }
+  }
+
+  // The kernel: PTX and its metadata (cuda), or the verified schedule (cpu).
+  auto id = mk::loadFile(sm, diags, a.files[0]);
+  std::optional<mk::ir::Megakernel> kernel;
+  std::string ptx, metadataJson;
+  if (id && cuda) {
+    mk::CompileOptions options = a.compile;
+    if (auto built = mk::compile(sm, diags, *id, options)) {
+      kernel = std::move(built->kernel);
+      ptx = std::move(built->artifact.ptx);
+      metadataJson = std::move(built->metadataJson);
+    }
+  } else if (id) {
+    kernel = mk::scheduleProgram(sm, diags, *id, a.compile);
+    if (kernel) metadataJson = interpreterMetadata(*kernel);
+  }
   if (!kernel) {
     printDiagnostics(sm, diags, a);
     return 1;
   }
-  const mk::ir::Graph& g = kernel->graph;
-  int tokenInput = -1, posInput = -1;
-  for (size_t i = 0; i < g.inputs.size(); ++i) {
-    if (g.inputs[i].name == "token") tokenInput = static_cast<int>(i);
-    if (g.inputs[i].name == "pos") posInput = static_cast<int>(i);
-  }
-  if (tokenInput < 0 || posInput < 0 || g.inputs.size() != 2)
-    return fail("`mkdsl run` feeds a step declared as `step NAME(token: i32, pos: i32)`");
-  // The logits: the first f32 vector result; the next token: an i32 scalar result, else the argmax.
-  int logitsOut = -1, nextOut = -1;
-  for (const auto& [name, t] : g.outputs) {
-    const mk::ir::Tensor& tensor = g.tensors[t];
-    if (logitsOut < 0 && tensor.dtype == mk::DType::F32 && tensor.shape.size() == 1) logitsOut = t;
-    if (nextOut < 0 && tensor.dtype == mk::DType::I32 && tensor.shape.empty()) nextOut = t;
-  }
-  if (logitsOut < 0) return fail("the step returns no f32 logits vector");
-  int64_t vocab = g.tensors[logitsOut].shape[0];
-  for (int64_t t : a.tokens)
-    if (t >= vocab) return fail("token id " + std::to_string(t) + " is out of range: the vocabulary has " + std::to_string(vocab) + " entries");
+  // The runtime's reading of what the compiler wrote; a failure is a compiler bug.
+  mk::runtime::KernelMetadata md = mk::runtime::parseMetadata(metadataJson, a.files[0] + " (kernel metadata)");
+  for (size_t t = 0; t < md.tensors.size(); ++t)
+    if (t >= kernel->graph.tensors.size() || md.tensors[t].name != kernel->graph.tensors[t].name)
+      throw std::runtime_error("the kernel metadata's tensor " + std::to_string(t) + " is not the graph's");
+
   try {
-    mk::interp::Interpreter interp(*kernel);
-    if (a.randomWeights) interp.randomWeights(*a.randomWeights);
-    else interp.loadWeights(mk::runtime::SafetensorsSet::open(a.weights));
-    std::vector<float> logits;
-    std::vector<int64_t> generated;
-    int64_t steps = a.maxNew == 0 ? static_cast<int64_t>(a.tokens.size()) : static_cast<int64_t>(a.tokens.size()) + a.maxNew - 1;
-    int64_t token = a.tokens[0];
-    for (int64_t pos = 0; pos < steps; ++pos) {
-      std::vector<int64_t> inputs(2);
-      inputs[tokenInput] = token;
-      inputs[posInput] = pos;
-      interp.step(inputs, a.interleaveSeed + static_cast<uint64_t>(pos));
-      std::vector<float> l = interp.tensor(logitsOut);
-      logits.insert(logits.end(), l.begin(), l.end());
-      int64_t next = nextOut >= 0 ? interp.tensorInts(nextOut)[0]
-                                  : std::max_element(l.begin(), l.end()) - l.begin();
-      if (pos + 1 < static_cast<int64_t>(a.tokens.size())) {
-        token = a.tokens[pos + 1];
-      } else {
-        generated.push_back(next);
-        token = next;
-      }
+    // Before any device work: the sequence against the step's bounds, the weights against the
+    // checkpoint (each error names the tensor, its safetensors name and its .mk line).
+    mk::runtime::MetadataStepper described(md);
+    mk::runtime::checkDecode(described, a.tokens, a.maxNew);
+    if (checkpoint)
+      for (const mk::runtime::TensorMeta& t : md.tensors)
+        if (t.kind == mk::runtime::TensorMeta::Weight)
+          mk::runtime::checkWeightSources({t.name, t.dtype, t.shape, t.layout, t.sources, t.declaredAt}, *checkpoint);
+
+    mk::runtime::DecodeOptions options;
+    options.maxNew = a.maxNew;
+    options.keepLogits = !a.dumpLogits.empty();
+    mk::runtime::DecodeResult result;
+    std::string device;
+    double loadS = 0;
+    using Clock = std::chrono::steady_clock;
+    if (cuda) {
+      mkrt::Model model = mkrt::Model::fromData(ptx, metadataJson, a.deviceIndex);
+      model.setTimeoutNs(static_cast<uint64_t>(a.timeoutMs) * 1000000ull);
+      device = model.device();
+      const auto t0 = Clock::now();
+      if (a.randomWeights) model.randomWeights(*a.randomWeights);
+      else model.loadWeights(a.weights);
+      loadS = std::chrono::duration<double>(Clock::now() - t0).count();
+      mk::runtime::MkrtStepper stepper(model);
+      result = mk::runtime::decode(stepper, a.tokens, options);
+    } else {
+      InterpreterStepper stepper(*kernel, md, a.interleaveSeed);
+      device = "the CPU interpreter (" + std::to_string(kernel->queues.size()) + " SM queues, interleave seed " +
+               std::to_string(a.interleaveSeed) + ")";
+      const auto t0 = Clock::now();
+      if (a.randomWeights) stepper.interpreter().randomWeights(*a.randomWeights);
+      else stepper.interpreter().loadWeights(*checkpoint);
+      loadS = std::chrono::duration<double>(Clock::now() - t0).count();
+      result = mk::runtime::decode(stepper, a.tokens, options);
     }
-    if (!a.dumpLogits.empty()) mk::runtime::writeNpy(a.dumpLogits, steps, vocab, logits);
-    std::string ids;
-    for (int64_t t : generated) ids += (ids.empty() ? "" : ",") + std::to_string(t);
-    if (a.maxNew > 0) std::printf("%s\n", ids.c_str());
+    if (!a.dumpLogits.empty())
+      mk::runtime::writeNpy(a.dumpLogits, result.steps, static_cast<int64_t>(result.vocab), result.logits);
+    if (a.maxNew > 0) {
+      std::string ids;
+      for (int64_t t : result.generated) ids += (ids.empty() ? "" : ",") + std::to_string(t);
+      std::printf("%s\n", ids.c_str());
+      std::fflush(stdout);
+    }
+    std::fprintf(stderr, "mkdsl: %s; weights loaded in %.2f s\n", device.c_str(), loadS);
+    for (const std::string& line : mk::runtime::decodeReport(result)) std::fprintf(stderr, "mkdsl: %s\n", line.c_str());
   } catch (const std::exception& e) {
     return fail(e.what());
   }

@@ -1,8 +1,8 @@
 // mkrt-run: greedy decoding with a compiled megakernel on a GPU, through the host runtime alone
-// (runtime/mkrt.h). The same semantics as `mkdsl run --device cpu`: the prompt is fed one token
-// per step (the step inputs named `token` and `pos`), then each generated token (the step output
-// `next`, else the argmax of `logits`) is fed back; --max-new 0 feeds the given tokens only
-// (teacher forcing). Linked statically against libstdc++/libgcc: it needs only libc, and the
+// (runtime/mkrt.h). The decode loop is runtime/decode.h's, the one `mkdsl run` uses on every
+// device: the prompt is fed one token per step (the step inputs named `token` and `pos`), then
+// each generated token (the step output `next`, else the argmax of `logits`) is fed back;
+// --max-new 0 feeds the given tokens only (teacher forcing). Linked statically against libstdc++/libgcc: it needs only libc, and the
 // CUDA driver at run time.
 #include <algorithm>
 #include <chrono>
@@ -16,6 +16,7 @@
 
 #include <sys/random.h>
 
+#include "runtime/decode.h"
 #include "runtime/mkrt.hpp"
 #include "runtime/npy.h"
 
@@ -38,7 +39,7 @@ const char* kUsage = R"(usage: mkrt-run --ptx FILE.ptx [--meta FILE.meta.json] (
                 [--tolerance X] [--timeout-ms N] [--device N]
 
 Runs a megakernel built by `mkdsl build MODEL.mk -o FILE.ptx` on a CUDA GPU: the prompt one token
-per step, then greedy decoding; the same semantics as `mkdsl run --device cpu`.
+per step, then greedy decoding; the decode loop of `mkdsl run` (runtime/decode.h).
 
   --ptx FILE               the kernel: PTX (or a cubin) from `mkdsl build`
   --meta FILE              its metadata sidecar (default: FILE with .meta.json for extension)
@@ -166,21 +167,6 @@ std::string parse(int argc, char** argv, Args& a) {
   return "";
 }
 
-// Nearest-rank percentile of a sorted list.
-double percentile(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  size_t rank = size_t(std::ceil(p / 100.0 * double(sorted.size())));
-  return sorted[std::min(sorted.size(), std::max<size_t>(rank, 1)) - 1];
-}
-
-std::string stats(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "median %.3f ms, p90 %.3f ms, p99 %.3f ms", percentile(v, 50), percentile(v, 90),
-                percentile(v, 99));
-  return buf;
-}
-
 std::string shapeText(const std::vector<int64_t>& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
@@ -217,37 +203,12 @@ int run(const Args& a) {
   mkrt::Model m(a.ptx, a.meta, int(a.device));
   m.setTimeoutNs(uint64_t(a.timeoutMs) * 1000000ull);
 
-  // The step's interface: inputs `token` and `pos`; the logits (the first f32 vector output) and
-  // the next token (the first i32 scalar output, else the argmax of the logits).
-  auto inputs = m.inputs();
-  int tokenInput = -1, posInput = -1;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (std::strcmp(inputs[i].name, "token") == 0) tokenInput = int(i);
-    if (std::strcmp(inputs[i].name, "pos") == 0) posInput = int(i);
-  }
-  if (tokenInput < 0 || posInput < 0 || inputs.size() != 2)
-    throw mkrt::Error(MKRT_ERR_ARGUMENT, "mkrt-run feeds a step declared as `step NAME(token: i32, pos: i32)`");
-  std::string logitsOut, nextOut;
-  size_t vocab = 0;
-  for (const mkrt_tensor_info& o : m.outputs()) {
-    if (logitsOut.empty() && o.dtype == MKRT_F32 && o.rank == 1) logitsOut = o.name, vocab = o.elements;
-    if (nextOut.empty() && o.dtype == MKRT_I32 && o.rank == 0) nextOut = o.name;
-  }
-  if (logitsOut.empty()) throw mkrt::Error(MKRT_ERR_ARGUMENT, "the step returns no f32 logits vector");
-  for (int64_t t : a.tokens)
-    if (t >= int64_t(vocab))
-      throw mkrt::Error(MKRT_ERR_ARGUMENT, "token id " + std::to_string(t) + " is out of range: the vocabulary has " +
-                                               std::to_string(vocab) + " entries");
-
-  using Clock = std::chrono::steady_clock;
-  auto t0 = Clock::now();
-  if (a.randomWeights) m.randomWeights(*a.randomWeights);
-  else m.loadWeights(a.weights);
-  const double loadS = std::chrono::duration<double>(Clock::now() - t0).count();
-
-  const int64_t prompt = int64_t(a.tokens.size());
-  const int64_t steps = a.maxNew == 0 ? prompt : prompt + a.maxNew - 1;
-  const bool needLogits = !a.dumpLogits.empty() || !a.compareLogits.empty() || nextOut.empty();
+  // The shared decode loop (runtime/decode.h) over this kernel; what it can check before any
+  // step (tokens, the sequence against the KV cache) it checks before the weights are loaded.
+  mk::runtime::MkrtStepper stepper(m);
+  mk::runtime::checkDecode(stepper, a.tokens, a.maxNew);
+  const size_t vocab = stepper.vocab();
+  const int64_t steps = mk::runtime::decodeSteps(a.tokens.size(), a.maxNew);
   std::optional<mk::runtime::NpyArray> reference;
   if (!a.compareLogits.empty()) {
     reference = mk::runtime::readNpy(a.compareLogits);
@@ -255,52 +216,28 @@ int run(const Args& a) {
       throw mkrt::Error(MKRT_ERR_ARGUMENT, a.compareLogits + " holds logits of shape " + shapeText(reference->shape) +
                                                "; expected at least [" + std::to_string(steps) + ", " + std::to_string(vocab) + "]");
   }
-  std::vector<float> logits, all;
-  std::vector<int64_t> generated;
-  std::vector<double> stepMs, decodeMs;
-  double ttftMs = -1;
-  int64_t token = a.tokens[0];
-  const auto start = Clock::now();
-  for (int64_t pos = 0; pos < steps; ++pos) {
-    std::vector<int64_t> in(2);
-    in[size_t(tokenInput)] = token;
-    in[size_t(posInput)] = pos;
-    m.step(in);
-    stepMs.push_back(m.lastStepMs());
-    if (pos >= prompt) decodeMs.push_back(m.lastStepMs());
-    if (needLogits) {
-      logits = m.output(logitsOut);
-      if (!a.dumpLogits.empty() || reference) all.insert(all.end(), logits.begin(), logits.end());
-    }
-    int64_t next = !nextOut.empty() ? m.outputInts(nextOut)[0]
-                                    : int64_t(std::max_element(logits.begin(), logits.end()) - logits.begin());
-    if (pos + 1 < prompt) {
-      token = a.tokens[size_t(pos + 1)];
-    } else {
-      if (generated.empty()) ttftMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-      generated.push_back(next);
-      token = next;
-    }
-  }
-  if (!a.dumpLogits.empty()) mk::runtime::writeNpy(a.dumpLogits, steps, int64_t(vocab), all);
+
+  using Clock = std::chrono::steady_clock;
+  auto t0 = Clock::now();
+  if (a.randomWeights) m.randomWeights(*a.randomWeights);
+  else m.loadWeights(a.weights);
+  const double loadS = std::chrono::duration<double>(Clock::now() - t0).count();
+
+  mk::runtime::DecodeOptions options;
+  options.maxNew = a.maxNew;
+  options.keepLogits = !a.dumpLogits.empty() || reference.has_value();
+  const mk::runtime::DecodeResult r = mk::runtime::decode(stepper, a.tokens, options);
+  if (!a.dumpLogits.empty()) mk::runtime::writeNpy(a.dumpLogits, r.steps, int64_t(vocab), r.logits);
 
   if (a.maxNew > 0) {
     std::string ids;
-    for (int64_t t : generated) ids += (ids.empty() ? "" : ",") + std::to_string(t);
+    for (int64_t t : r.generated) ids += (ids.empty() ? "" : ",") + std::to_string(t);
     std::printf("%s\n", ids.c_str());
     std::fflush(stdout);
   }
   std::fprintf(stderr, "mkrt-run: %s; weights loaded in %.2f s\n", m.device().c_str(), loadS);
-  std::fprintf(stderr, "mkrt-run: %lld steps (%lld prompt tokens, %lld generated)\n", (long long)steps, (long long)prompt,
-               (long long)generated.size());
-  if (ttftMs >= 0)
-    std::fprintf(stderr, "mkrt-run: time to first token: %.3f ms (the %lld prompt steps, host wall clock)\n", ttftMs,
-                 (long long)prompt);
-  if (!decodeMs.empty())
-    std::fprintf(stderr, "mkrt-run: per-token latency (%zu decode steps, GPU time per launch): %s\n", decodeMs.size(),
-                 stats(decodeMs).c_str());
-  std::fprintf(stderr, "mkrt-run: step time (all %zu steps, GPU time per launch): %s\n", stepMs.size(), stats(stepMs).c_str());
-  return reference ? compare(all, *reference, steps, vocab, a) : 0;
+  for (const std::string& line : mk::runtime::decodeReport(r)) std::fprintf(stderr, "mkrt-run: %s\n", line.c_str());
+  return reference ? compare(r.logits, *reference, r.steps, vocab, a) : 0;
 }
 
 }  // namespace

@@ -1,0 +1,190 @@
+#include "runtime/decode.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+namespace mk::runtime {
+
+namespace {
+
+struct Interface {
+  int token = -1, pos = -1;
+};
+
+Interface stepInterface(const Stepper& s) {
+  const std::vector<StepperInput> in = s.inputs();
+  Interface io;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i].name == "token") io.token = int(i);
+    if (in[i].name == "pos") io.pos = int(i);
+  }
+  if (io.token < 0 || io.pos < 0 || in.size() != 2) {
+    std::string names;
+    for (const StepperInput& i : in) names += (names.empty() ? "" : ", ") + i.name;
+    throw DecodeError("the decode loop feeds a step declared as `step NAME(token: i32, pos: i32)`; this step takes (" +
+                      names + ")");
+  }
+  if (s.vocab() == 0) throw DecodeError("the step returns no f32 logits vector");
+  return io;
+}
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+int64_t decodeSteps(size_t promptTokens, int64_t maxNew) {
+  return maxNew == 0 ? int64_t(promptTokens) : int64_t(promptTokens) + maxNew - 1;
+}
+
+void checkDecode(Stepper& s, const std::vector<int64_t>& tokens, int64_t maxNew) {
+  const Interface io = stepInterface(s);
+  if (tokens.empty()) throw DecodeError("nothing to decode: give at least one prompt token");
+  if (maxNew < 0) throw DecodeError("the number of new tokens must not be negative (got " + str(maxNew) + ")");
+  const std::vector<StepperInput> in = s.inputs();
+  // The vocabulary: what the token may index (the embedding's rows), else the logits' length.
+  const int64_t vocab = in[size_t(io.token)].bound >= 0 ? in[size_t(io.token)].bound : int64_t(s.vocab());
+  for (int64_t t : tokens)
+    if (t < 0 || t >= vocab)
+      throw DecodeError("token id " + str(t) + " is out of range: the vocabulary has " + str(vocab) + " entries");
+  // The positions: 0 .. steps - 1, all within the KV cache.
+  const int64_t bound = in[size_t(io.pos)].bound;
+  const int64_t steps = decodeSteps(tokens.size(), maxNew), last = steps - 1;
+  const int64_t P = int64_t(tokens.size());
+  if (bound >= 0 && last >= bound) {
+    std::string why = s.inputProblem(size_t(io.pos), last);
+    if (why.empty()) why = "pos must stay below " + str(bound);
+    std::string msg = "the sequence does not fit: ";
+    if (maxNew == 0) msg += "teacher forcing " + str(P) + (P == 1 ? " token" : " tokens") + " needs positions 0 .. " + str(last);
+    else msg += str(P) + (P == 1 ? " prompt token + " : " prompt tokens + ") + str(maxNew) + " new need positions 0 .. " + str(last);
+    msg += ", and " + why;
+    if (maxNew == 0) msg += "; at most " + str(bound) + " tokens fit";
+    else if (bound - P + 1 >= 1) msg += "; with this prompt --max-new can be at most " + str(bound - P + 1);
+    else msg += "; the prompt alone is longer than that";
+    throw DecodeError(msg);
+  }
+}
+
+DecodeResult decode(Stepper& s, const std::vector<int64_t>& tokens, const DecodeOptions& o) {
+  checkDecode(s, tokens, o.maxNew);
+  const Interface io = stepInterface(s);
+  DecodeResult r;
+  r.promptTokens = int64_t(tokens.size());
+  r.steps = decodeSteps(tokens.size(), o.maxNew);
+  r.vocab = s.vocab();
+  r.timeSource = s.timeSource();
+  const bool needLogits = o.keepLogits || !s.hasNext();
+  if (o.keepLogits) r.logits.reserve(size_t(r.steps) * r.vocab);
+
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  std::vector<int64_t> in(2);
+  std::vector<float> logits;
+  int64_t token = tokens[0];
+  for (int64_t pos = 0; pos < r.steps; ++pos) {
+    in[size_t(io.token)] = token;
+    in[size_t(io.pos)] = pos;
+    for (size_t i = 0; i < in.size(); ++i)
+      if (std::string p = s.inputProblem(i, in[i]); !p.empty()) throw DecodeError("step " + str(pos + 1) + ": " + p);
+    s.step(in);
+    r.stepMs.push_back(s.lastStepMs());
+    if (pos >= r.promptTokens) r.decodeMs.push_back(s.lastStepMs());
+    if (needLogits) {
+      logits = s.logits();
+      if (logits.size() != r.vocab)
+        throw DecodeError("step " + str(pos + 1) + " returned " + str(int64_t(logits.size())) + " logits; expected " +
+                          str(int64_t(r.vocab)));
+      if (o.keepLogits) r.logits.insert(r.logits.end(), logits.begin(), logits.end());
+    }
+    const int64_t next = s.hasNext() ? s.next() : int64_t(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    if (pos + 1 < r.promptTokens) {
+      token = tokens[size_t(pos + 1)];
+    } else {
+      if (r.generated.empty()) r.ttftMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      r.generated.push_back(next);
+      token = next;
+    }
+  }
+  // Teacher forcing: the prediction after the last token is not a generated one (its time, the
+  // whole prompt's, stays the time to first token).
+  if (o.maxNew == 0) r.generated.clear();
+  return r;
+}
+
+namespace {
+
+// Nearest-rank percentile of a sorted list.
+double percentile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  size_t rank = size_t(std::ceil(p / 100.0 * double(sorted.size())));
+  return sorted[std::min(sorted.size(), std::max<size_t>(rank, 1)) - 1];
+}
+
+}  // namespace
+
+std::string latencySummary(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "median %.3f ms, p90 %.3f ms, p99 %.3f ms", percentile(v, 50), percentile(v, 90),
+                percentile(v, 99));
+  return buf;
+}
+
+std::vector<std::string> decodeReport(const DecodeResult& r) {
+  std::vector<std::string> lines;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%lld steps (%lld prompt tokens, %lld generated)", (long long)r.steps,
+                (long long)r.promptTokens, (long long)r.generated.size());
+  lines.push_back(buf);
+  if (r.ttftMs >= 0) {
+    std::snprintf(buf, sizeof buf, "time to first token: %.3f ms (the %lld prompt steps, host wall clock)", r.ttftMs,
+                  (long long)r.promptTokens);
+    lines.push_back(buf);
+  }
+  if (!r.decodeMs.empty())
+    lines.push_back("per-token latency (" + std::to_string(r.decodeMs.size()) + " decode steps, " + r.timeSource +
+                    "): " + latencySummary(r.decodeMs));
+  if (!r.stepMs.empty())
+    lines.push_back("step time (all " + std::to_string(r.stepMs.size()) + " steps, " + r.timeSource +
+                    "): " + latencySummary(r.stepMs));
+  return lines;
+}
+
+MetadataStepper::MetadataStepper(KernelMetadata metadata) : md_(std::move(metadata)) {
+  for (const OutputMeta& o : md_.outputs) {
+    const TensorMeta& t = md_.tensors[size_t(o.tensor)];
+    if (logits_ < 0 && t.dtype == ElemType::F32 && t.shape.size() == 1) logits_ = o.tensor;
+    if (next_ < 0 && t.dtype == ElemType::I32 && t.shape.empty()) next_ = o.tensor;
+  }
+}
+
+std::vector<StepperInput> MetadataStepper::inputs() const {
+  std::vector<StepperInput> v;
+  for (const InputMeta& in : md_.inputs) v.push_back({in.name, in.bound});
+  return v;
+}
+
+size_t MetadataStepper::vocab() const { return logits_ < 0 ? 0 : size_t(md_.tensors[size_t(logits_)].elements()); }
+
+void MetadataStepper::step(const std::vector<int64_t>&) {
+  throw DecodeError("this stepper only describes the step (" + md_.program + "); it cannot run it");
+}
+std::vector<float> MetadataStepper::logits() { throw DecodeError("no step has run"); }
+int64_t MetadataStepper::next() { throw DecodeError("no step has run"); }
+
+MkrtStepper::MkrtStepper(mkrt::Model& model) : model_(model) {
+  const auto ins = model_.inputs();
+  for (size_t i = 0; i < ins.size(); ++i) inputs_.push_back({ins[i].name, model_.inputBound(i)});
+  for (const mkrt_tensor_info& o : model_.outputs()) {
+    if (logits_.empty() && o.dtype == MKRT_F32 && o.rank == 1) logits_ = o.name, vocab_ = o.elements;
+    if (next_.empty() && o.dtype == MKRT_I32 && o.rank == 0) next_ = o.name;
+  }
+}
+
+std::vector<float> MkrtStepper::logits() { return model_.output(logits_); }
+
+int64_t MkrtStepper::next() { return model_.outputInts(next_).at(0); }
+
+}  // namespace mk::runtime

@@ -1,0 +1,151 @@
+// The decode loop, once for every device: prefill (the prompt one token per step), greedy decoding
+// (each step's next token fed back), teacher forcing (--max-new 0: every given token is one step),
+// the logits of every step (for --dump-logits and comparisons) and the latency statistics.
+// `mkrt-run` and `mkdsl run --device cuda` drive it with MkrtStepper (a kernel on a GPU, through
+// mkrt); `mkdsl run --device cpu` with a stepper over the CPU interpreter (tools/mkdsl: the
+// runtime includes nothing of the compiler).
+//
+// The step must be declared `step NAME(token: i32, pos: i32)`: step i gets pos = i and the i-th
+// prompt token, then (after the prompt) the token the previous step generated. The logits are
+// the step's first f32 vector output; the next token its first i32 scalar output, else the
+// argmax of the logits. With P prompt tokens and max-new N > 0 it runs P + N - 1 steps and
+// generates N tokens; with N = 0 it runs P steps and generates none.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runtime/metadata.h"
+#include "runtime/mkrt.hpp"
+
+namespace mk::runtime {
+
+// The sequence cannot be decoded (a token out of the vocabulary, more steps than the KV cache
+// holds, a step that is not `(token: i32, pos: i32)`), or a step refused its inputs.
+class DecodeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct StepperInput {
+  std::string name;
+  int64_t bound = -1;  // exclusive upper bound of its values (the metadata's "bound"); -1: none
+};
+
+// One way of running decode steps: a kernel on a GPU, or the CPU interpreter. Failures throw
+// (std::exception; the message is shown as is).
+class Stepper {
+ public:
+  virtual ~Stepper() = default;
+  // The step's inputs, in the order step() takes them.
+  virtual std::vector<StepperInput> inputs() const = 0;
+  // The length of the logits (the first f32 vector output); 0 when the step returns none.
+  virtual size_t vocab() const = 0;
+  // Whether the step returns its own next token (the first i32 scalar output).
+  virtual bool hasNext() const = 0;
+  // Why `value` may not be given to input `input` ("pos 64 is past the KV cache: positions
+  // 0 .. 63 (max_seq = 64)"); "" when it may.
+  virtual std::string inputProblem(size_t input, int64_t value) = 0;
+  virtual void step(const std::vector<int64_t>& inputs) = 0;
+  // After a step: its logits (vocab() floats), and its next token (only when hasNext()).
+  virtual std::vector<float> logits() = 0;
+  virtual int64_t next() = 0;
+  // How long the last step took, in milliseconds, and what that time measures ("GPU time per
+  // launch", "interpreter host time per step").
+  virtual double lastStepMs() const = 0;
+  virtual std::string timeSource() const = 0;
+};
+
+struct DecodeOptions {
+  int64_t maxNew = 16;      // 0: teacher forcing
+  bool keepLogits = false;  // keep every step's logits in DecodeResult::logits
+};
+
+struct DecodeResult {
+  int64_t steps = 0, promptTokens = 0;
+  size_t vocab = 0;
+  std::vector<int64_t> generated;  // max-new ids (none with teacher forcing)
+  std::vector<float> logits;       // [steps, vocab] row-major, with keepLogits
+  std::vector<double> stepMs;      // every step's time (Stepper::lastStepMs)
+  std::vector<double> decodeMs;    // the steps after the prompt: the per-token latency
+  double ttftMs = -1;              // host wall clock from the first step to the first generated token
+                                   // (teacher forcing: to the prediction after the last token)
+  std::string timeSource;
+};
+
+// The steps decoding `tokens` with `maxNew` takes: P + N - 1, or P for teacher forcing.
+int64_t decodeSteps(size_t promptTokens, int64_t maxNew);
+
+// Checks everything that can be checked before the first step, with messages that say why:
+// the step's interface, every prompt token below the vocabulary (the token input's bound, else
+// the logits' length), and every position the sequence needs within the pos input's bound (the
+// KV cache). Throws DecodeError.
+void checkDecode(Stepper& stepper, const std::vector<int64_t>& tokens, int64_t maxNew);
+
+// Decodes (checkDecode first). Each step's inputs are checked against their bounds too (a
+// generated token past the embedding): DecodeError names the step.
+DecodeResult decode(Stepper& stepper, const std::vector<int64_t>& tokens, const DecodeOptions& options);
+
+// "median 0.250 ms, p90 0.250 ms, p99 0.250 ms" (nearest-rank percentiles).
+std::string latencySummary(std::vector<double> ms);
+
+// The lines both runners print on stderr after decoding (each prefixed with the tool's name):
+//   6 steps (3 prompt tokens, 4 generated)
+//   time to first token: 1.234 ms (the 3 prompt steps, host wall clock)
+//   per-token latency (3 decode steps, GPU time per launch): median 0.250 ms, p90 0.250 ms, p99 0.250 ms
+//   step time (all 6 steps, GPU time per launch): median 0.250 ms, p90 0.250 ms, p99 0.250 ms
+// (with teacher forcing the time to first token is the time of all steps, and there is no
+// per-token latency line: every step is a prompt step).
+std::vector<std::string> decodeReport(const DecodeResult& r);
+
+// A step described by its kernel metadata (inputs and their bounds from "inputs", the logits and
+// next token from "outputs", input problems in inputRangeProblem's words): what the CPU
+// interpreter's stepper builds on, and what a runner checks a sequence against before it opens
+// a device (checkDecode). Running steps is left to a subclass: here step() throws.
+class MetadataStepper : public Stepper {
+ public:
+  explicit MetadataStepper(KernelMetadata metadata);
+  std::vector<StepperInput> inputs() const override;
+  size_t vocab() const override;
+  bool hasNext() const override { return next_ >= 0; }
+  std::string inputProblem(size_t input, int64_t value) override { return inputRangeProblem(md_, input, value); }
+  void step(const std::vector<int64_t>&) override;
+  std::vector<float> logits() override;
+  int64_t next() override;
+  double lastStepMs() const override { return 0; }
+  std::string timeSource() const override { return "no time"; }
+
+  const KernelMetadata& metadata() const { return md_; }
+  // The metadata's tensor indices of the logits and the next-token outputs (-1: none).
+  int logitsTensor() const { return logits_; }
+  int nextTensor() const { return next_; }
+
+ private:
+  KernelMetadata md_;
+  int logits_ = -1, next_ = -1;
+};
+
+// A kernel on a GPU through the host runtime (mkrt.hpp): the model must have its weights.
+class MkrtStepper : public Stepper {
+ public:
+  explicit MkrtStepper(mkrt::Model& model);
+  std::vector<StepperInput> inputs() const override { return inputs_; }
+  size_t vocab() const override { return vocab_; }
+  bool hasNext() const override { return !next_.empty(); }
+  std::string inputProblem(size_t input, int64_t value) override { return model_.inputProblem(input, value); }
+  void step(const std::vector<int64_t>& inputs) override { model_.step(inputs); }
+  std::vector<float> logits() override;
+  int64_t next() override;
+  double lastStepMs() const override { return model_.lastStepMs(); }
+  std::string timeSource() const override { return "GPU time per launch"; }
+
+ private:
+  mkrt::Model& model_;
+  std::vector<StepperInput> inputs_;
+  std::string logits_, next_;  // output names ("" none)
+  size_t vocab_ = 0;
+};
+
+}  // namespace mk::runtime

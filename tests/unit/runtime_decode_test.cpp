@@ -1,0 +1,185 @@
+// The decode loop every runner shares (runtime/decode.h): prefill, greedy decoding, teacher
+// forcing, the logits kept, the timings, and the checks before the first step, against a scripted
+// stepper; MetadataStepper against the tiny Llama's real metadata.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compiler/compile.h"
+#include "runtime/decode.h"
+#include "runtime/metadata.h"
+
+namespace rt = mk::runtime;
+
+namespace {
+
+// A step whose logits are one-hot at (token + 1) mod vocab and whose `next` output is
+// (3 * token) mod vocab, so the two ways of choosing the next token differ; step i takes i + 1 ms.
+struct ScriptedStepper : rt::Stepper {
+  int64_t vocabSize = 10, posBound = 8, tokenBound = 10;
+  bool withNext = true;
+  std::vector<std::vector<int64_t>> seen;
+  std::vector<std::string> names = {"token", "pos"};
+
+  std::vector<rt::StepperInput> inputs() const override {
+    return {{names[0], tokenBound}, {names[1], posBound}};
+  }
+  size_t vocab() const override { return size_t(vocabSize); }
+  bool hasNext() const override { return withNext; }
+  std::string inputProblem(size_t input, int64_t value) override {
+    const int64_t b = input == 0 ? tokenBound : posBound;
+    if (b < 0 || (value >= 0 && value < b)) return "";
+    return names[input] + " " + std::to_string(value) + " is past the thing: 0 .. " + std::to_string(b - 1);
+  }
+  void step(const std::vector<int64_t>& in) override { seen.push_back(in); }
+  std::vector<float> logits() override {
+    std::vector<float> l(size_t(vocabSize), 0.0f);
+    l[size_t((seen.back()[0] + 1) % vocabSize)] = 1.0f;
+    return l;
+  }
+  int64_t next() override { return (3 * seen.back()[0]) % vocabSize; }
+  double lastStepMs() const override { return double(seen.size()); }
+  std::string timeSource() const override { return "test time"; }
+};
+
+std::string errorOf(rt::Stepper& s, const std::vector<int64_t>& tokens, int64_t maxNew) {
+  try {
+    rt::decode(s, tokens, {maxNew, false});
+  } catch (const rt::DecodeError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("decode: prefill, then greedy from the step's next token or the logits' argmax") {
+  ScriptedStepper s;
+  rt::DecodeOptions o;
+  o.maxNew = 4;
+  o.keepLogits = true;
+  rt::DecodeResult r = rt::decode(s, {1, 2, 3}, o);
+  CHECK(r.steps == 6);
+  CHECK(r.promptTokens == 3);
+  // Prompt 1, 2, 3; then 3*3=9, 3*9=27%10=7, 3*7=21%10=1; the last generated (3) is not fed.
+  REQUIRE(s.seen.size() == 6);
+  std::vector<int64_t> fed, pos;
+  for (const auto& in : s.seen) fed.push_back(in[0]), pos.push_back(in[1]);
+  CHECK(fed == std::vector<int64_t>{1, 2, 3, 9, 7, 1});
+  CHECK(pos == std::vector<int64_t>{0, 1, 2, 3, 4, 5});
+  CHECK(r.generated == std::vector<int64_t>{9, 7, 1, 3});
+  CHECK(r.logits.size() == 60);
+  CHECK(r.logits[0 * 10 + 2] == 1.0f);  // step 0 fed token 1: one-hot at 2
+  CHECK(r.logits[5 * 10 + 2] == 1.0f);  // step 5 fed token 1
+  CHECK(r.stepMs == std::vector<double>{1, 2, 3, 4, 5, 6});
+  CHECK(r.decodeMs == std::vector<double>{4, 5, 6});
+  CHECK(r.ttftMs >= 0);
+  const auto lines = rt::decodeReport(r);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0] == "6 steps (3 prompt tokens, 4 generated)");
+  CHECK(lines[1].rfind("time to first token: ", 0) == 0);
+  CHECK(lines[1].find(" ms (the 3 prompt steps, host wall clock)") != std::string::npos);
+  CHECK(lines[2] == "per-token latency (3 decode steps, test time): median 5.000 ms, p90 6.000 ms, p99 6.000 ms");
+  CHECK(lines[3] == "step time (all 6 steps, test time): median 3.000 ms, p90 6.000 ms, p99 6.000 ms");
+
+  // Without a next-token output: the argmax of the logits (token + 1).
+  ScriptedStepper a;
+  a.withNext = false;
+  r = rt::decode(a, {1, 2, 3}, {4, false});
+  CHECK(r.generated == std::vector<int64_t>{4, 5, 6, 7});
+  CHECK(r.logits.empty());
+}
+
+TEST_CASE("decode: teacher forcing feeds every given token and generates nothing") {
+  ScriptedStepper s;
+  rt::DecodeResult r = rt::decode(s, {5, 4, 3, 2}, {0, true});
+  CHECK(r.steps == 4);
+  REQUIRE(s.seen.size() == 4);
+  CHECK(s.seen[3] == std::vector<int64_t>{2, 3});
+  CHECK(r.generated.empty());
+  CHECK(r.ttftMs >= 0);
+  CHECK(r.logits.size() == 40);
+  CHECK(r.decodeMs.empty());
+  const auto lines = rt::decodeReport(r);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0] == "4 steps (4 prompt tokens, 0 generated)");
+  CHECK(lines[1].rfind("time to first token: ", 0) == 0);
+  CHECK(lines[2].rfind("step time (all 4 steps, test time): ", 0) == 0);
+  CHECK(rt::decodeSteps(4, 0) == 4);
+  CHECK(rt::decodeSteps(4, 1) == 4);
+  CHECK(rt::decodeSteps(4, 5) == 8);
+}
+
+TEST_CASE("decode: tokens, sequence length and the step's interface are checked before the first step") {
+  ScriptedStepper s;  // vocab 10, 8 positions
+  CHECK(errorOf(s, {1, 10}, 2) == "token id 10 is out of range: the vocabulary has 10 entries");
+  CHECK(errorOf(s, {-1}, 2) == "token id -1 is out of range: the vocabulary has 10 entries");
+  // 3 + 6 - 1 = 8 steps fit exactly; one more does not.
+  CHECK(errorOf(s, {1, 2, 3}, 6).empty());
+  s.seen.clear();
+  CHECK(errorOf(s, {1, 2, 3}, 7) ==
+        "the sequence does not fit: 3 prompt tokens + 7 new need positions 0 .. 8, and pos 8 is past the thing: 0 .. 7; "
+        "with this prompt --max-new can be at most 6");
+  CHECK(s.seen.empty());  // nothing ran
+  CHECK(errorOf(s, {1, 2, 3, 4, 5, 6, 7, 8, 9}, 0) ==
+        "the sequence does not fit: teacher forcing 9 tokens needs positions 0 .. 8, and pos 8 is past the thing: 0 .. 7; "
+        "at most 8 tokens fit");
+  CHECK(errorOf(s, {1, 2, 3, 4, 5, 6, 7, 8, 9}, 1).find("the prompt alone is longer than that") != std::string::npos);
+  CHECK(errorOf(s, {}, 1) == "nothing to decode: give at least one prompt token");
+  // Without bounds, the logits' length is the vocabulary and the sequence is not limited.
+  s.tokenBound = -1;
+  s.posBound = -1;
+  CHECK(errorOf(s, {10}, 1) == "token id 10 is out of range: the vocabulary has 10 entries");
+  CHECK(errorOf(s, {1}, 20).empty());
+  // A generated token the embedding cannot take (the logits are longer than its rows).
+  ScriptedStepper g;
+  g.withNext = false;
+  g.tokenBound = 5;
+  CHECK(errorOf(g, {3}, 3) == "step 3: token 5 is past the thing: 0 .. 4");
+  // Only `step NAME(token: i32, pos: i32)` is decoded.
+  ScriptedStepper n;
+  n.names = {"tok", "pos"};
+  CHECK(errorOf(n, {1}, 1) ==
+        "the decode loop feeds a step declared as `step NAME(token: i32, pos: i32)`; this step takes (tok, pos)");
+  ScriptedStepper v;
+  v.vocabSize = 0;
+  CHECK(errorOf(v, {1}, 1) == "the step returns no f32 logits vector");
+}
+
+TEST_CASE("decode: MetadataStepper reads the step's interface and bounds from the tiny Llama's metadata") {
+  std::ifstream src(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
+  std::ostringstream text;
+  text << src.rdbuf();
+  mk::CompileOptions opts;
+  opts.check.stdlibDir = MK_STDLIB_DIR;
+  std::string diags;
+  auto out = mk::compileSource("examples/llama_tiny.mk", text.str(), opts, &diags);
+  REQUIRE_MESSAGE(out, diags);
+  rt::MetadataStepper s(rt::parseMetadata(out->metadataJson, "tiny.meta.json"));
+  const auto in = s.inputs();
+  REQUIRE(in.size() == 2);
+  CHECK(in[0].name == "token");
+  CHECK(in[0].bound == 256);
+  CHECK(in[1].name == "pos");
+  CHECK(in[1].bound == 64);
+  CHECK(s.vocab() == 256);
+  CHECK(s.hasNext());
+  CHECK(s.metadata().tensors[size_t(s.logitsTensor())].shape == std::vector<int64_t>{256});
+  CHECK(s.inputProblem(1, 63).empty());
+  CHECK(s.inputProblem(1, 64) == "pos 64 is past the KV cache: positions 0 .. 63 (max_seq = 64)");
+  CHECK(s.inputProblem(0, 256) == "token 256 is past the rows of 'embed_tokens': ids 0 .. 255 (vocab = 256)");
+  CHECK(s.inputProblem(0, -2) == "token -2 is outside the rows of 'embed_tokens': ids 0 .. 255 (vocab = 256)");
+  rt::checkDecode(s, {1, 2, 3}, 62);
+  try {
+    rt::checkDecode(s, {1, 2, 3}, 63);
+    FAIL("no error");
+  } catch (const rt::DecodeError& e) {
+    CHECK(std::string(e.what()) ==
+          "the sequence does not fit: 3 prompt tokens + 63 new need positions 0 .. 64, and pos 64 is past the KV cache: "
+          "positions 0 .. 63 (max_seq = 64); with this prompt --max-new can be at most 62");
+  }
+  CHECK_THROWS_AS(s.step({1, 0}), rt::DecodeError);
+}
