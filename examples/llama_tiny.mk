@@ -97,7 +97,7 @@ weight lm_head: bf16[vocab, hidden] tiled(lm_head_rows, hidden) = "lm_head.weigh
 /// One decode step: embed `token`, run every layer at position `pos` (appending its k and v to the
 /// caches), and return the f32 logits and the greedy next token. `pos` must be in [0, max_seq).
 step decode(token: i32, pos: i32) -> (logits: f32[vocab], next: i32) {
-    var x: bf16[hidden] = embed(embed_tokens, token);
+    var x: f32[hidden] = embed(embed_tokens, token);
     for l in 0 .. layers {
         x = llama_block(x, pos,
             layer[l].input_norm, layer[l].qkv, layer[l].k_cache, layer[l].v_cache,

@@ -180,9 +180,10 @@ sanitize() {  # NAME TOOL LIMIT PASS-RESULT MKRT-ARGS...   (PASS-RESULT: PASS, o
   fi
 }
 # The tiny model on the golden weights and all 24 golden tokens (two attention chunks), logits
-# checked against the interpreter's (the tools must not change the result).
+# checked against the interpreter's (the tools must not change the result; 5e-3 covers the
+# kernel's different summation order, as gpu_parity.py's CPU_GATE).
 TINY_ARGS=(--ptx "$G/tiny.ptx" --weights tests/data/tiny_llama.safetensors --tokens "$TINY_TOKENS"
-           --compare-logits "$G/tiny_cpu.npy" --tolerance 1e-6)
+           --compare-logits "$G/tiny_cpu.npy" --tolerance 5e-3)
 sanitize memcheck memcheck 150 PASS "${TINY_ARGS[@]}"
 sanitize synccheck synccheck 150 PASS "${TINY_ARGS[@]}"
 sanitize racecheck racecheck 180 PASS "${TINY_ARGS[@]}"

@@ -47,7 +47,9 @@ Golden mode, for the committed goldens of tests/data (needs numpy only):
   Runs mkrt-run on tests/data/tiny_llama.safetensors with the golden tokens and compares with
   tiny_llama_logits_f32.npy (gate: rel L2 <= 1e-2 and the argmax rule), tiny_llama_logits.npy
   (transformers bf16; gate 2e-2, the bound of the CPU end-to-end test) and the CPU interpreter's
-  logits (`mkdsl run --device cpu --dump-logits`; gate 1e-6: the same weights, the same schedule).
+  logits (`mkdsl run --device cpu --dump-logits`; gate 5e-3: the same weights and schedule; the
+  kernel's block-wide sums run in another order than the interpreter's sequential ones, which
+  the f32 activations and logits no longer hide behind bf16 rounding).
 """
 import argparse
 import datetime
@@ -69,7 +71,9 @@ import numpy as np
 REL_L2_GATE = 1e-2          # issue 5, against transformers float32
 ARGMAX_MARGIN = 1e-2        # issue 5: argmax checked where top-2 margin > 1e-2 of the range
 GOLDEN_BF16_GATE = 2e-2     # tests/e2e's bound against the bf16 golden
-CPU_GATE = 1e-6             # GPU kernel against the CPU interpreter of the same schedule
+# GPU kernel against the CPU interpreter of the same schedule: summation order only (the tiny
+# model measured 8.7e-4; a real bug, a missing wait or a wrong tile, is orders larger).
+CPU_GATE = 5e-3
 
 # As scripts/make_hf_golden.py (chosen for the tiny config).
 INIT_STD = {

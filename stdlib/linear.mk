@@ -15,19 +15,19 @@ op matvec<N, K, R = 16, C = 512>(w: bf16[N, K] tiled(R, K), x: bf16[K]) -> y: bf
     store y[t * R : +R] = acc as bf16;
 }
 
-/// Matvec with a residual add in the epilogue: `y = residual + W x`, in Hugging Face order:
-/// the matvec result is rounded to bf16 first, then added to the bf16 residual and rounded again.
+/// Matvec with a residual add in the epilogue: `y = residual + W x`, all in f32 (the residual
+/// stream stays f32: see std.llama's numerics).
 /// Used for the attention output projection and the MLP down projection.
 /// Tuning: R (rows per task) is inferred from the weight's `tiled(R, K)` layout;
 /// `C` (K chunk) must divide K.
-op matvec_residual<N, K, R = 16, C = 512>(w: bf16[N, K] tiled(R, K), x: bf16[K], residual: bf16[N]) -> y: bf16[N]
+op matvec_residual<N, K, R = 16, C = 512>(w: bf16[N, K] tiled(R, K), x: bf16[K], residual: f32[N]) -> y: f32[N]
     tasks t in N / R {
     static_assert(K % C == 0, "matvec_residual: the K chunk C must divide K");
     var acc: f32[R];
     for k in 0 .. K by C {
         acc += rowdot(load w[t * R : +R, k : +C], load x[k : +C]);
     }
-    let wx = (acc as bf16) as f32;
-    let res = (load residual[t * R : +R]) as f32;
-    store y[t * R : +R] = (res + wx) as bf16;
+    let wx = acc;
+    let res = load residual[t * R : +R];
+    store y[t * R : +R] = res + wx;
 }

@@ -9,6 +9,13 @@
 //   w_gate_up: bf16[2 * F, D] interleave(R)           [gate_proj, up_proj] interleaved
 //   w_down:    bf16[D, F] tiled(R, F)                  down_proj
 //   k_cache, v_cache: state bf16[KVH, S, Dh]
+//
+// Numerics: weights and the KV cache are bf16; the hidden state between layers (the residual
+// stream), the RMSNorm outputs and the projections' results are f32, rounded nowhere: in
+// batch-1 decode these vectors are a few KB against gigabytes of weights, so f32 costs no
+// bandwidth, and it keeps the model closer to transformers' float32 run than transformers' own
+// bf16 path is (which rounds every activation). What is stored as bf16 is rounded once: q, k and
+// v (and the cache), the attention output, and the MLP activation silu(gate) * up.
 import std.rope;
 import std.attention;
 import std.linear;
@@ -28,7 +35,7 @@ fn llama_block<D, QD, KVH, S, Dh, F,
     R = 16, NS = 4, C = 512, AC = 64, eps: float = 1e-5, theta: float = 500000.0,
     rope_factor: float = 1.0, rope_low: float = 1.0, rope_high: float = 4.0,
     rope_orig: float = 8192.0>(
-    x: bf16[D], pos: i32,
+    x: f32[D], pos: i32,
     attn_norm: bf16[D],
     w_qkv: bf16[QD + 2 * KVH * Dh, D] tiled(R, D),
     k_cache: inout bf16[KVH, S, Dh],
@@ -36,7 +43,7 @@ fn llama_block<D, QD, KVH, S, Dh, F,
     w_o: bf16[D, QD] tiled(R, QD),
     mlp_norm: bf16[D],
     w_gate_up: bf16[2 * F, D] interleave(R),
-    w_down: bf16[D, F] tiled(R, F)) -> bf16[D] {
+    w_down: bf16[D, F] tiled(R, F)) -> f32[D] {
     let q = qkv_rope_append(w_qkv, attn_norm, x, pos, k_cache, v_cache, C = C, eps = eps,
         theta = theta, rope_factor = rope_factor, rope_low = rope_low,
         rope_high = rope_high, rope_orig = rope_orig);
@@ -52,7 +59,7 @@ fn llama_block<D, QD, KVH, S, Dh, F,
 /// like transformers), and the greedy next token (first index of the max logit).
 /// Tuning: `R` rows per task, inferred from the LM head's `tiled(R, D)` layout;
 /// `C` K chunk (must divide D).
-fn llama_head<V, D, R = 16, C = 512, eps: float = 1e-5>(x: bf16[D], norm: bf16[D], w: bf16[V, D] tiled(R, D))
+fn llama_head<V, D, R = 16, C = 512, eps: float = 1e-5>(x: f32[D], norm: bf16[D], w: bf16[V, D] tiled(R, D))
     -> (logits: f32[V], next: i32) {
     let (lg, part_max, part_idx) = rmsnorm_lm_head_argmax(w, norm, x, C = C, eps = eps);
     let nx = argmax_final(part_max, part_idx);

@@ -15,7 +15,8 @@
 // kept, and those in between are smoothly interpolated. rope_factor = 1.0 (the default) disables it
 // and leaves the plain formula above bit for bit.
 
-/// Fused attention input stage for one token: RMSNorm of `x`, the Q, K and V projections from one
+/// Fused attention input stage for one token: RMSNorm of the f32 hidden state `x` (in f32, not
+/// rounded), the Q, K and V projections from one
 /// row-concatenated weight `w` = [q_proj; k_proj; v_proj] (rows (H + 2*KVH) * Dh), RoPE on q and k,
 /// and the append of k and v at position `pos` into the caches (shaped [KVH, S, Dh]).
 /// Returns the rotated query, bf16[H * Dh] (head-major). H is derived from the weight's rows.
@@ -27,7 +28,7 @@
 op qkv_rope_append<N, K, KVH, S, Dh, R = 16, C = 512, eps: float = 1e-5, theta: float = 500000.0,
     rope_factor: float = 1.0, rope_low: float = 1.0, rope_high: float = 4.0,
     rope_orig: float = 8192.0>(
-    w: bf16[N, K] tiled(R, K), norm: bf16[K], x: bf16[K], pos: i32,
+    w: bf16[N, K] tiled(R, K), norm: bf16[K], x: f32[K], pos: i32,
     k_cache: inout bf16[KVH, S, Dh], v_cache: inout bf16[KVH, S, Dh])
     -> q: bf16[N - 2 * KVH * Dh]
     tasks h in N / Dh, j in Dh / 2 / R {
@@ -41,7 +42,7 @@ op qkv_rope_append<N, K, KVH, S, Dh, R = 16, C = 512, eps: float = 1e-5, theta: 
     // RMSNorm of the whole hidden vector (recomputed by every task).
     let xf = (load x[0 : +K]) as f32;
     let inv_rms = rsqrt(mean(xf * xf) + eps);
-    let xn = (((load norm[0 : +K]) as f32) * (((xf * inv_rms) as bf16) as f32)) as bf16;
+    let xn = ((load norm[0 : +K]) as f32) * (xf * inv_rms);
 
     // Rows j*R.. (first half of the head) and half + j*R.. (second half).
     let row = h * Dh + j * R;
@@ -49,8 +50,8 @@ op qkv_rope_append<N, K, KVH, S, Dh, R = 16, C = 512, eps: float = 1e-5, theta: 
     var b: f32[R];
     for k in 0 .. K by C {
         let xc = xn[k : +C];
-        a += rowdot(load w[row : +R, k : +C], xc);
-        b += rowdot(load w[row + half : +R, k : +C], xc);
+        a += rowdot((load w[row : +R, k : +C]) as f32, xc);
+        b += rowdot((load w[row + half : +R, k : +C]) as f32, xc);
     }
     let qa = a as bf16;
     let qb = b as bf16;

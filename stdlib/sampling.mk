@@ -1,24 +1,23 @@
 // std.sampling: the LM head and greedy (argmax) sampling.
 
 /// Final RMSNorm fused into the LM head, with argmax partials in the epilogue.
-/// `logits = W * rmsnorm(x, norm)` as f32[V]: each value is the bf16-rounded matvec result (what
-/// transformers' bf16 lm_head produces), widened to f32, so greedy picks match the reference
-/// exactly, ties included. Task t also writes the max of its R logits to `part_max[t]` and the
+/// `logits = W * rmsnorm(x, norm)` as f32[V], the RMSNorm and the matvec in f32 (bf16 weights).
+/// Task t also writes the max of its R logits to `part_max[t]` and the
 /// index (into the vocabulary) of the first such max to `part_idx[t]`; `argmax_final` reduces them.
 /// Tuning: R (rows per task) is inferred from the weight's `tiled(R, K)` layout;
 /// `C` (K chunk) must divide K.
-op rmsnorm_lm_head_argmax<V, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[V, K] tiled(R, K), norm: bf16[K], x: bf16[K])
+op rmsnorm_lm_head_argmax<V, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[V, K] tiled(R, K), norm: bf16[K], x: f32[K])
     -> (logits: f32[V], part_max: f32[V / R], part_idx: i32[V / R])
     tasks t in V / R {
     static_assert(K % C == 0, "rmsnorm_lm_head_argmax: the K chunk C must divide K");
     let xf = (load x[0 : +K]) as f32;
     let inv_rms = rsqrt(mean(xf * xf) + eps);
-    let xn = (((load norm[0 : +K]) as f32) * (((xf * inv_rms) as bf16) as f32)) as bf16;
+    let xn = ((load norm[0 : +K]) as f32) * (xf * inv_rms);
     var acc: f32[R];
     for k in 0 .. K by C {
-        acc += rowdot(load w[t * R : +R, k : +C], xn[k : +C]);
+        acc += rowdot((load w[t * R : +R, k : +C]) as f32, xn[k : +C]);
     }
-    let lg = (acc as bf16) as f32;
+    let lg = acc;
     store logits[t * R : +R] = lg;
     store part_max[t] = max(lg);
     store part_idx[t] = argmax(lg) + t * R;

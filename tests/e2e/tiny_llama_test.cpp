@@ -274,7 +274,7 @@ TEST_CASE("tiny llama: interpreter matches the naive reference on random weights
   // Seed 198 with these tokens is one where fused multiply-adds matter: a reference that sums the
   // attention's p.V and combine products unfused (as tests/reference did before) is off by up to
   // 5e-3 from step 11 on; with std::fma, as the interpreter's rowdot/coldot, it is bit-identical
-  // (and was on 40 seeds x 64 positions).
+  // (and is on 40 seeds x 64 positions, rechecked after the stdlib moved to an f32 residual stream).
   writeBf16(path, randomHfWeights(cfg, 198));
 
   runtime::SafetensorsSet set = runtime::SafetensorsSet::open(path);
@@ -299,6 +299,7 @@ TEST_CASE("tiny llama: interpreter matches the naive reference on random weights
     MESSAGE("step " << pos << " token " << token << ": rel_l2(interp, ref) = " << fmtNum("%.3e", err)
                     << std::string(got == want ? " (bit-identical)" : ""));
     CHECK(err <= 1e-3);
+    CHECK(got == want);  // bit for bit: the reference rounds exactly where the stdlib does
     // The step's `next` output is the first argmax of its own logits, and the reference's argmax
     // wherever the reference is not nearly tied.
     CHECK(next == mkref::argmax(got));
@@ -344,9 +345,15 @@ TEST_CASE("tiny llama: 50 interleave seeds give bit-identical logits") {
   CHECK(orders[0].size() == mk.tasks.size());
 }
 
-TEST_CASE("tiny llama: interpreter against Hugging Face transformers' bf16 logits") {
+TEST_CASE("tiny llama: interpreter against Hugging Face transformers' bf16 and float32 logits") {
+  // The stdlib keeps the residual stream, the RMSNorm outputs, the matvec accumulators and the
+  // logits in f32 and rounds to bf16 only q/k/v (after RoPE), the KV cache, the attention output
+  // and the MLP product; transformers' bf16 run rounds every activation. So the interpreter sits
+  // closer to transformers float32 (measured worst 2.97e-3) than to its bf16 run (1.05e-2), which
+  // is itself 1.06e-2 from float32 (tests/data/README.md).
   const std::string weights = kData + "/tiny_llama.safetensors";
   runtime::NpyArray gold = runtime::readNpy(kData + "/tiny_llama_logits.npy");
+  runtime::NpyArray gold32 = runtime::readNpy(kData + "/tiny_llama_logits_f32.npy");
   std::vector<int> tokens;
   {
     std::ifstream f(kData + "/tiny_llama_tokens.txt");
@@ -356,25 +363,37 @@ TEST_CASE("tiny llama: interpreter against Hugging Face transformers' bf16 logit
   }
   REQUIRE(tokens.size() == 24);
   REQUIRE(gold.shape == std::vector<int64_t>{24, 256});
+  REQUIRE(gold32.shape == std::vector<int64_t>{24, 256});
 
   interp::Interpreter in(tinyKernel());
   in.loadWeights(runtime::SafetensorsSet::open(weights));
   const Io io = findIo(tinyKernel());
-  double worst = 0, mean = 0;
-  int agree = 0, argmaxChecked = 0;
+  double worst = 0, mean = 0, worst32 = 0, mean32 = 0, worstHf = 0, meanHf = 0;
+  int agree = 0, agree32 = 0, argmaxChecked = 0;
   for (int pos = 0; pos < 24; ++pos) {
     int next = -1;
     std::vector<float> got = decode(in, io, tokens[pos], pos, 1 + pos, &next);
     std::vector<float> hf(gold.data.begin() + pos * 256, gold.data.begin() + (pos + 1) * 256);
+    std::vector<float> hf32(gold32.data.begin() + pos * 256, gold32.data.begin() + (pos + 1) * 256);
     const double err = mkref::rel_l2(got, hf);
+    const double err32 = mkref::rel_l2(got, hf32);
+    const double errHf = mkref::rel_l2(hf, hf32);  // transformers bf16 vs its own float32
     worst = std::max(worst, err);
     mean += err / 24;
+    worst32 = std::max(worst32, err32);
+    mean32 += err32 / 24;
+    worstHf = std::max(worstHf, errHf);
+    meanHf += errHf / 24;
+    agree32 += mkref::argmax(got) == mkref::argmax(hf32);
     const int a = mkref::argmax(got), b = mkref::argmax(hf);
     agree += a == b;
     const Top2 t = top2(hf);
     MESSAGE("step " << pos << ": rel_l2(interp, HF bf16) = " << fmtNum("%.3e", err) << ", argmax " << a << " vs "
-                    << b << ", HF top-2 margin " << fmtNum("%.3g", t.margin / t.range) << " of the range");
-    CHECK(err <= 2e-2);
+                    << b << ", HF top-2 margin " << fmtNum("%.3g", t.margin / t.range)
+                    << " of the range; rel_l2(interp, HF f32) = " << fmtNum("%.3e", err32)
+                    << ", rel_l2(HF bf16, HF f32) = " << fmtNum("%.3e", errHf));
+    CHECK(err <= 1.5e-2);
+    CHECK(err32 <= 5e-3);
     CHECK(next == a);
     if (t.margin > 1e-2 * t.range) {
       ++argmaxChecked;
@@ -384,6 +403,13 @@ TEST_CASE("tiny llama: interpreter against Hugging Face transformers' bf16 logit
   MESSAGE("interp vs HF bf16 over 24 steps: worst " << fmtNum("%.3e", worst) << ", mean " << fmtNum("%.3e", mean)
                                                      << ", argmax agree " << agree << "/24 (checked on "
                                                      << argmaxChecked << " steps with a clear HF margin)");
+  MESSAGE("interp vs HF f32 over 24 steps: worst " << fmtNum("%.3e", worst32) << ", mean " << fmtNum("%.3e", mean32)
+                                                    << ", argmax agree " << agree32 << "/24; HF bf16 vs HF f32: worst "
+                                                    << fmtNum("%.3e", worstHf) << ", mean " << fmtNum("%.3e", meanHf));
+  CHECK(agree32 == 24);
+  // The interpreter is closer to transformers float32 than transformers' own bf16 run is.
+  CHECK(worst32 < worstHf);
+  CHECK(mean32 < meanHf);
 }
 
 TEST_CASE("tiny llama: a deleted cross-SM wait changes the logits under some interleaving") {

@@ -5,7 +5,7 @@
 // CHECK:
 // CHECK: tensors  // 24
 // CHECK:   %t0 embed_tokens: weight bf16[128256, 2048] row_major <- "model.embed_tokens.weight"
-// CHECK:   %t1 y.0: activation bf16[2048] row_major
+// CHECK:   %t1 y.0: activation f32[2048] row_major
 // CHECK:   %t2 layer[0].input_norm: weight bf16[2048] row_major <- "model.layers.0.input_layernorm.weight"
 // CHECK:   %t3 layer[0].qkv: weight bf16[3072, 2048] tiled(16, 2048) <- "model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight", "model.layers.0.self_attn.v_proj.weight"
 // CHECK:   %t4 layer[0].k_cache: state bf16[8, 4096, 64] row_major
@@ -19,9 +19,9 @@
 // CHECK:   %t12 pl.2: activation f32[4, 32] row_major
 // CHECK:   %t13 pacc.2: activation f32[4, 2048] row_major
 // CHECK:   %t14 o.3: activation bf16[2048] row_major
-// CHECK:   %t15 y.4: activation bf16[2048] row_major
+// CHECK:   %t15 y.4: activation f32[2048] row_major
 // CHECK:   %t16 y.5: activation bf16[8192] row_major
-// CHECK:   %t17 y.6: activation bf16[2048] row_major
+// CHECK:   %t17 y.6: activation f32[2048] row_major
 // CHECK:   %t18 final_norm: weight bf16[2048] row_major <- "model.norm.weight"
 // CHECK:   %t19 lm_head: weight bf16[128256, 2048] tiled(32, 2048) <- "lm_head.weight"
 // CHECK:   %t20 logits.7: activation f32[128256] row_major
@@ -48,22 +48,22 @@
 // CHECK:   %8 = argmax_final<P=4008>(part_max: part_max.7, part_idx: part_idx.7) -> (next: next.8) tasks [1]
 // CHECK:
 // CHECK: // used by %0
-// CHECK: func embed<C=64, D=2048, V=128256>(table: bf16[128256, 2048], token: i32[]) -> (y: bf16[2048]) tasks [32] as (t) {
-// CHECK:   store y[t * 64 : +64] = load table[token, t * 64 : +64]  // bf16[64]
+// CHECK: func embed<C=64, D=2048, V=128256>(table: bf16[128256, 2048], token: i32[]) -> (y: f32[2048]) tasks [32] as (t) {
+// CHECK:   store y[t * 64 : +64] = cast<f32>(load table[token, t * 64 : +64])  // f32[64]
 // CHECK: }
 // CHECK:
 // CHECK: // used by %1
-// CHECK: func qkv_rope_append<C=512, Dh=64, K=2048, KVH=8, N=3072, R=16, S=4096, eps=1e-05, rope_factor=32, rope_high=4, rope_low=1, rope_orig=8192, theta=500000>(w: bf16[3072, 2048], norm: bf16[2048], x: bf16[2048], pos: i32[], inout k_cache: bf16[8, 4096, 64], inout v_cache: bf16[8, 4096, 64]) -> (q: bf16[2048]) tasks [48, 2] as (h, j) {
+// CHECK: func qkv_rope_append<C=512, Dh=64, K=2048, KVH=8, N=3072, R=16, S=4096, eps=1e-05, rope_factor=32, rope_high=4, rope_low=1, rope_orig=8192, theta=500000>(w: bf16[3072, 2048], norm: bf16[2048], x: f32[2048], pos: i32[], inout k_cache: bf16[8, 4096, 64], inout v_cache: bf16[8, 4096, 64]) -> (q: bf16[2048]) tasks [48, 2] as (h, j) {
 // CHECK:   let xf: f32[2048] = cast<f32>(load x[0 : +2048])
 // CHECK:   let inv_rms: f32[] = rsqrt(mean(xf * xf) + 1e-05)
-// CHECK:   let xn: bf16[2048] = cast<bf16>(cast<f32>(load norm[0 : +2048]) * cast<f32>(cast<bf16>(xf * inv_rms)))
+// CHECK:   let xn: f32[2048] = cast<f32>(load norm[0 : +2048]) * (xf * inv_rms)
 // CHECK:   let row: i32[] = h * 64 + j * 16
 // CHECK:   let a: f32[16] = 0
 // CHECK:   let b: f32[16] = 0
 // CHECK:   for k in 0 .. 2048 step 512 {
-// CHECK:     let xc: bf16[512] = xn[k : +512]
-// CHECK:     a += rowdot(load w[row : +16, k : +512], xc)
-// CHECK:     b += rowdot(load w[row + 32 : +16, k : +512], xc)
+// CHECK:     let xc: f32[512] = xn[k : +512]
+// CHECK:     a += rowdot(cast<f32>(load w[row : +16, k : +512]), xc)
+// CHECK:     b += rowdot(cast<f32>(load w[row + 32 : +16, k : +512]), xc)
 // CHECK:   }
 // CHECK:   let qa: bf16[16] = cast<bf16>(a)
 // CHECK:   let qb: bf16[16] = cast<bf16>(b)
@@ -132,54 +132,54 @@
 // CHECK: }
 // CHECK:
 // CHECK: // used by %4
-// CHECK: func matvec_residual<C=512, K=2048, N=2048, R=16>(w: bf16[2048, 2048], x: bf16[2048], residual: bf16[2048]) -> (y: bf16[2048]) tasks [128] as (t) {
+// CHECK: func matvec_residual<C=512, K=2048, N=2048, R=16>(w: bf16[2048, 2048], x: bf16[2048], residual: f32[2048]) -> (y: f32[2048]) tasks [128] as (t) {
 // CHECK:   let acc: f32[16] = 0
 // CHECK:   for k in 0 .. 2048 step 512 {
 // CHECK:     acc += rowdot(load w[t * 16 : +16, k : +512], load x[k : +512])
 // CHECK:   }
-// CHECK:   let wx: f32[16] = cast<f32>(cast<bf16>(acc))
-// CHECK:   let res: f32[16] = cast<f32>(load residual[t * 16 : +16])
-// CHECK:   store y[t * 16 : +16] = cast<bf16>(res + wx)  // bf16[16]
+// CHECK:   let wx: f32[16] = acc
+// CHECK:   let res: f32[16] = load residual[t * 16 : +16]
+// CHECK:   store y[t * 16 : +16] = res + wx  // f32[16]
 // CHECK: }
 // CHECK:
 // CHECK: // used by %5
-// CHECK: func rmsnorm_swiglu<C=512, K=2048, N2=16384, R=16, eps=1e-05>(w: bf16[16384, 2048], norm: bf16[2048], x: bf16[2048]) -> (y: bf16[8192]) tasks [512] as (t) {
+// CHECK: func rmsnorm_swiglu<C=512, K=2048, N2=16384, R=16, eps=1e-05>(w: bf16[16384, 2048], norm: bf16[2048], x: f32[2048]) -> (y: bf16[8192]) tasks [512] as (t) {
 // CHECK:   let xf: f32[2048] = cast<f32>(load x[0 : +2048])
 // CHECK:   let inv_rms: f32[] = rsqrt(mean(xf * xf) + 1e-05)
-// CHECK:   let xn: bf16[2048] = cast<bf16>(cast<f32>(load norm[0 : +2048]) * cast<f32>(cast<bf16>(xf * inv_rms)))
+// CHECK:   let xn: f32[2048] = cast<f32>(load norm[0 : +2048]) * (xf * inv_rms)
 // CHECK:   let row: i32[] = t * 2 * 16
 // CHECK:   let gate: f32[16] = 0
 // CHECK:   let up: f32[16] = 0
 // CHECK:   for k in 0 .. 2048 step 512 {
-// CHECK:     let xc: bf16[512] = xn[k : +512]
-// CHECK:     gate += rowdot(load w[row : +16, k : +512], xc)
-// CHECK:     up += rowdot(load w[row + 16 : +16, k : +512], xc)
+// CHECK:     let xc: f32[512] = xn[k : +512]
+// CHECK:     gate += rowdot(cast<f32>(load w[row : +16, k : +512]), xc)
+// CHECK:     up += rowdot(cast<f32>(load w[row + 16 : +16, k : +512]), xc)
 // CHECK:   }
-// CHECK:   let act: f32[16] = cast<f32>(cast<bf16>(silu(cast<f32>(cast<bf16>(gate)))))
-// CHECK:   store y[t * 16 : +16] = cast<bf16>(act * cast<f32>(cast<bf16>(up)))  // bf16[16]
+// CHECK:   let act: f32[16] = silu(gate)
+// CHECK:   store y[t * 16 : +16] = cast<bf16>(act * up)  // bf16[16]
 // CHECK: }
 // CHECK:
 // CHECK: // used by %6
-// CHECK: func matvec_residual<C=512, K=8192, N=2048, R=16>(w: bf16[2048, 8192], x: bf16[8192], residual: bf16[2048]) -> (y: bf16[2048]) tasks [128] as (t) {
+// CHECK: func matvec_residual<C=512, K=8192, N=2048, R=16>(w: bf16[2048, 8192], x: bf16[8192], residual: f32[2048]) -> (y: f32[2048]) tasks [128] as (t) {
 // CHECK:   let acc: f32[16] = 0
 // CHECK:   for k in 0 .. 8192 step 512 {
 // CHECK:     acc += rowdot(load w[t * 16 : +16, k : +512], load x[k : +512])
 // CHECK:   }
-// CHECK:   let wx: f32[16] = cast<f32>(cast<bf16>(acc))
-// CHECK:   let res: f32[16] = cast<f32>(load residual[t * 16 : +16])
-// CHECK:   store y[t * 16 : +16] = cast<bf16>(res + wx)  // bf16[16]
+// CHECK:   let wx: f32[16] = acc
+// CHECK:   let res: f32[16] = load residual[t * 16 : +16]
+// CHECK:   store y[t * 16 : +16] = res + wx  // f32[16]
 // CHECK: }
 // CHECK:
 // CHECK: // used by %7
-// CHECK: func rmsnorm_lm_head_argmax<C=512, K=2048, R=32, V=128256, eps=1e-05>(w: bf16[128256, 2048], norm: bf16[2048], x: bf16[2048]) -> (logits: f32[128256], part_max: f32[4008], part_idx: i32[4008]) tasks [4008] as (t) {
+// CHECK: func rmsnorm_lm_head_argmax<C=512, K=2048, R=32, V=128256, eps=1e-05>(w: bf16[128256, 2048], norm: bf16[2048], x: f32[2048]) -> (logits: f32[128256], part_max: f32[4008], part_idx: i32[4008]) tasks [4008] as (t) {
 // CHECK:   let xf: f32[2048] = cast<f32>(load x[0 : +2048])
 // CHECK:   let inv_rms: f32[] = rsqrt(mean(xf * xf) + 1e-05)
-// CHECK:   let xn: bf16[2048] = cast<bf16>(cast<f32>(load norm[0 : +2048]) * cast<f32>(cast<bf16>(xf * inv_rms)))
+// CHECK:   let xn: f32[2048] = cast<f32>(load norm[0 : +2048]) * (xf * inv_rms)
 // CHECK:   let acc: f32[32] = 0
 // CHECK:   for k in 0 .. 2048 step 512 {
-// CHECK:     acc += rowdot(load w[t * 32 : +32, k : +512], xn[k : +512])
+// CHECK:     acc += rowdot(cast<f32>(load w[t * 32 : +32, k : +512]), xn[k : +512])
 // CHECK:   }
-// CHECK:   let lg: f32[32] = cast<f32>(cast<bf16>(acc))
+// CHECK:   let lg: f32[32] = acc
 // CHECK:   store logits[t * 32 : +32] = lg  // f32[32]
 // CHECK:   store part_max[t] = max(lg)  // f32[]
 // CHECK:   store part_idx[t] = argmax(lg) + t * 32  // i32[]

@@ -5,7 +5,7 @@
 // CHECK:
 // CHECK: tensors  // 40
 // CHECK:   %t0 embed_tokens: weight bf16[256, 64] row_major <- "model.embed_tokens.weight"
-// CHECK:   %t1 y.0: activation bf16[64] row_major
+// CHECK:   %t1 y.0: activation f32[64] row_major
 // CHECK:   %t2 layer[0].input_norm: weight bf16[64] row_major <- "model.layers.0.input_layernorm.weight"
 // CHECK:   %t3 layer[0].qkv: weight bf16[128, 64] tiled(8, 64) <- "model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight", "model.layers.0.self_attn.v_proj.weight"
 // CHECK:   %t4 layer[0].k_cache: state bf16[2, 64, 16] row_major
@@ -19,9 +19,9 @@
 // CHECK:   %t12 pl.2: activation f32[2, 4] row_major
 // CHECK:   %t13 pacc.2: activation f32[2, 64] row_major
 // CHECK:   %t14 o.3: activation bf16[64] row_major
-// CHECK:   %t15 y.4: activation bf16[64] row_major
+// CHECK:   %t15 y.4: activation f32[64] row_major
 // CHECK:   %t16 y.5: activation bf16[128] row_major
-// CHECK:   %t17 y.6: activation bf16[64] row_major
+// CHECK:   %t17 y.6: activation f32[64] row_major
 // CHECK:   %t18 layer[1].input_norm: weight bf16[64] row_major <- "model.layers.1.input_layernorm.weight"
 // CHECK:   %t19 layer[1].qkv: weight bf16[128, 64] tiled(8, 64) <- "model.layers.1.self_attn.q_proj.weight", "model.layers.1.self_attn.k_proj.weight", "model.layers.1.self_attn.v_proj.weight"
 // CHECK:   %t20 layer[1].k_cache: state bf16[2, 64, 16] row_major
@@ -35,9 +35,9 @@
 // CHECK:   %t28 pl.8: activation f32[2, 4] row_major
 // CHECK:   %t29 pacc.8: activation f32[2, 64] row_major
 // CHECK:   %t30 o.9: activation bf16[64] row_major
-// CHECK:   %t31 y.10: activation bf16[64] row_major
+// CHECK:   %t31 y.10: activation f32[64] row_major
 // CHECK:   %t32 y.11: activation bf16[128] row_major
-// CHECK:   %t33 y.12: activation bf16[64] row_major
+// CHECK:   %t33 y.12: activation f32[64] row_major
 // CHECK:   %t34 final_norm: weight bf16[64] row_major <- "model.norm.weight"
 // CHECK:   %t35 lm_head: weight bf16[256, 64] tiled(8, 64) <- "lm_head.weight"
 // CHECK:   %t36 logits.13: activation f32[256] row_major
@@ -70,22 +70,22 @@
 // CHECK:   %14 = argmax_final<P=32>(part_max: part_max.13, part_idx: part_idx.13) -> (next: next.14) tasks [1]
 // CHECK:
 // CHECK: // used by %0
-// CHECK: func embed<C=64, D=64, V=256>(table: bf16[256, 64], token: i32[]) -> (y: bf16[64]) tasks [1] as (t) {
-// CHECK:   store y[t * 64 : +64] = load table[token, t * 64 : +64]  // bf16[64]
+// CHECK: func embed<C=64, D=64, V=256>(table: bf16[256, 64], token: i32[]) -> (y: f32[64]) tasks [1] as (t) {
+// CHECK:   store y[t * 64 : +64] = cast<f32>(load table[token, t * 64 : +64])  // f32[64]
 // CHECK: }
 // CHECK:
 // CHECK: // used by %1, %7
-// CHECK: func qkv_rope_append<C=64, Dh=16, K=64, KVH=2, N=128, R=8, S=64, eps=1e-05, rope_factor=1, rope_high=4, rope_low=1, rope_orig=8192, theta=500000>(w: bf16[128, 64], norm: bf16[64], x: bf16[64], pos: i32[], inout k_cache: bf16[2, 64, 16], inout v_cache: bf16[2, 64, 16]) -> (q: bf16[64]) tasks [8, 1] as (h, j) {
+// CHECK: func qkv_rope_append<C=64, Dh=16, K=64, KVH=2, N=128, R=8, S=64, eps=1e-05, rope_factor=1, rope_high=4, rope_low=1, rope_orig=8192, theta=500000>(w: bf16[128, 64], norm: bf16[64], x: f32[64], pos: i32[], inout k_cache: bf16[2, 64, 16], inout v_cache: bf16[2, 64, 16]) -> (q: bf16[64]) tasks [8, 1] as (h, j) {
 // CHECK:   let xf: f32[64] = cast<f32>(load x[0 : +64])
 // CHECK:   let inv_rms: f32[] = rsqrt(mean(xf * xf) + 1e-05)
-// CHECK:   let xn: bf16[64] = cast<bf16>(cast<f32>(load norm[0 : +64]) * cast<f32>(cast<bf16>(xf * inv_rms)))
+// CHECK:   let xn: f32[64] = cast<f32>(load norm[0 : +64]) * (xf * inv_rms)
 // CHECK:   let row: i32[] = h * 16 + j * 8
 // CHECK:   let a: f32[8] = 0
 // CHECK:   let b: f32[8] = 0
 // CHECK:   for k in 0 .. 64 step 64 {
-// CHECK:     let xc: bf16[64] = xn[k : +64]
-// CHECK:     a += rowdot(load w[row : +8, k : +64], xc)
-// CHECK:     b += rowdot(load w[row + 8 : +8, k : +64], xc)
+// CHECK:     let xc: f32[64] = xn[k : +64]
+// CHECK:     a += rowdot(cast<f32>(load w[row : +8, k : +64]), xc)
+// CHECK:     b += rowdot(cast<f32>(load w[row + 8 : +8, k : +64]), xc)
 // CHECK:   }
 // CHECK:   let qa: bf16[8] = cast<bf16>(a)
 // CHECK:   let qb: bf16[8] = cast<bf16>(b)
@@ -154,54 +154,54 @@
 // CHECK: }
 // CHECK:
 // CHECK: // used by %4, %10
-// CHECK: func matvec_residual<C=64, K=64, N=64, R=8>(w: bf16[64, 64], x: bf16[64], residual: bf16[64]) -> (y: bf16[64]) tasks [8] as (t) {
+// CHECK: func matvec_residual<C=64, K=64, N=64, R=8>(w: bf16[64, 64], x: bf16[64], residual: f32[64]) -> (y: f32[64]) tasks [8] as (t) {
 // CHECK:   let acc: f32[8] = 0
 // CHECK:   for k in 0 .. 64 step 64 {
 // CHECK:     acc += rowdot(load w[t * 8 : +8, k : +64], load x[k : +64])
 // CHECK:   }
-// CHECK:   let wx: f32[8] = cast<f32>(cast<bf16>(acc))
-// CHECK:   let res: f32[8] = cast<f32>(load residual[t * 8 : +8])
-// CHECK:   store y[t * 8 : +8] = cast<bf16>(res + wx)  // bf16[8]
+// CHECK:   let wx: f32[8] = acc
+// CHECK:   let res: f32[8] = load residual[t * 8 : +8]
+// CHECK:   store y[t * 8 : +8] = res + wx  // f32[8]
 // CHECK: }
 // CHECK:
 // CHECK: // used by %5, %11
-// CHECK: func rmsnorm_swiglu<C=64, K=64, N2=256, R=8, eps=1e-05>(w: bf16[256, 64], norm: bf16[64], x: bf16[64]) -> (y: bf16[128]) tasks [16] as (t) {
+// CHECK: func rmsnorm_swiglu<C=64, K=64, N2=256, R=8, eps=1e-05>(w: bf16[256, 64], norm: bf16[64], x: f32[64]) -> (y: bf16[128]) tasks [16] as (t) {
 // CHECK:   let xf: f32[64] = cast<f32>(load x[0 : +64])
 // CHECK:   let inv_rms: f32[] = rsqrt(mean(xf * xf) + 1e-05)
-// CHECK:   let xn: bf16[64] = cast<bf16>(cast<f32>(load norm[0 : +64]) * cast<f32>(cast<bf16>(xf * inv_rms)))
+// CHECK:   let xn: f32[64] = cast<f32>(load norm[0 : +64]) * (xf * inv_rms)
 // CHECK:   let row: i32[] = t * 2 * 8
 // CHECK:   let gate: f32[8] = 0
 // CHECK:   let up: f32[8] = 0
 // CHECK:   for k in 0 .. 64 step 64 {
-// CHECK:     let xc: bf16[64] = xn[k : +64]
-// CHECK:     gate += rowdot(load w[row : +8, k : +64], xc)
-// CHECK:     up += rowdot(load w[row + 8 : +8, k : +64], xc)
+// CHECK:     let xc: f32[64] = xn[k : +64]
+// CHECK:     gate += rowdot(cast<f32>(load w[row : +8, k : +64]), xc)
+// CHECK:     up += rowdot(cast<f32>(load w[row + 8 : +8, k : +64]), xc)
 // CHECK:   }
-// CHECK:   let act: f32[8] = cast<f32>(cast<bf16>(silu(cast<f32>(cast<bf16>(gate)))))
-// CHECK:   store y[t * 8 : +8] = cast<bf16>(act * cast<f32>(cast<bf16>(up)))  // bf16[8]
+// CHECK:   let act: f32[8] = silu(gate)
+// CHECK:   store y[t * 8 : +8] = cast<bf16>(act * up)  // bf16[8]
 // CHECK: }
 // CHECK:
 // CHECK: // used by %6, %12
-// CHECK: func matvec_residual<C=64, K=128, N=64, R=8>(w: bf16[64, 128], x: bf16[128], residual: bf16[64]) -> (y: bf16[64]) tasks [8] as (t) {
+// CHECK: func matvec_residual<C=64, K=128, N=64, R=8>(w: bf16[64, 128], x: bf16[128], residual: f32[64]) -> (y: f32[64]) tasks [8] as (t) {
 // CHECK:   let acc: f32[8] = 0
 // CHECK:   for k in 0 .. 128 step 64 {
 // CHECK:     acc += rowdot(load w[t * 8 : +8, k : +64], load x[k : +64])
 // CHECK:   }
-// CHECK:   let wx: f32[8] = cast<f32>(cast<bf16>(acc))
-// CHECK:   let res: f32[8] = cast<f32>(load residual[t * 8 : +8])
-// CHECK:   store y[t * 8 : +8] = cast<bf16>(res + wx)  // bf16[8]
+// CHECK:   let wx: f32[8] = acc
+// CHECK:   let res: f32[8] = load residual[t * 8 : +8]
+// CHECK:   store y[t * 8 : +8] = res + wx  // f32[8]
 // CHECK: }
 // CHECK:
 // CHECK: // used by %13
-// CHECK: func rmsnorm_lm_head_argmax<C=64, K=64, R=8, V=256, eps=1e-05>(w: bf16[256, 64], norm: bf16[64], x: bf16[64]) -> (logits: f32[256], part_max: f32[32], part_idx: i32[32]) tasks [32] as (t) {
+// CHECK: func rmsnorm_lm_head_argmax<C=64, K=64, R=8, V=256, eps=1e-05>(w: bf16[256, 64], norm: bf16[64], x: f32[64]) -> (logits: f32[256], part_max: f32[32], part_idx: i32[32]) tasks [32] as (t) {
 // CHECK:   let xf: f32[64] = cast<f32>(load x[0 : +64])
 // CHECK:   let inv_rms: f32[] = rsqrt(mean(xf * xf) + 1e-05)
-// CHECK:   let xn: bf16[64] = cast<bf16>(cast<f32>(load norm[0 : +64]) * cast<f32>(cast<bf16>(xf * inv_rms)))
+// CHECK:   let xn: f32[64] = cast<f32>(load norm[0 : +64]) * (xf * inv_rms)
 // CHECK:   let acc: f32[8] = 0
 // CHECK:   for k in 0 .. 64 step 64 {
-// CHECK:     acc += rowdot(load w[t * 8 : +8, k : +64], xn[k : +64])
+// CHECK:     acc += rowdot(cast<f32>(load w[t * 8 : +8, k : +64]), xn[k : +64])
 // CHECK:   }
-// CHECK:   let lg: f32[8] = cast<f32>(cast<bf16>(acc))
+// CHECK:   let lg: f32[8] = acc
 // CHECK:   store logits[t * 8 : +8] = lg  // f32[8]
 // CHECK:   store part_max[t] = max(lg)  // f32[]
 // CHECK:   store part_idx[t] = argmax(lg) + t * 8  // i32[]

@@ -1,14 +1,14 @@
 // RUN: build --emit=schedule --sms 4 %root/examples/llama_tiny.mk
 
 // CHECK:EXIT: 0
-// CHECK: // mkdsl schedule: 138 tasks, 26 counters, 4 queues
+// CHECK: // mkdsl schedule: 138 tasks, 32 counters, 4 queues
 // CHECK: program "<root>/examples/llama_tiny.mk"
 // CHECK: config tiny
 // CHECK: target h200 arch sm_90a sms 4 smem 232448 warp 32 threads 512 bandwidth 4.8e+12
 // CHECK:
 // CHECK: tensors
 // CHECK:   t0 embed_tokens weight bf16[256, 64] row_major sources "model.embed_tokens.weight"
-// CHECK:   t1 "y.0" activation bf16[64] row_major
+// CHECK:   t1 "y.0" activation f32[64] row_major
 // CHECK:   t2 "layer[0].input_norm" weight bf16[64] row_major sources "model.layers.0.input_layernorm.weight"
 // CHECK:   t3 "layer[0].qkv" weight bf16[128, 64] tiled(8, 64) sources "model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight", "model.layers.0.self_attn.v_proj.weight"
 // CHECK:   t4 "layer[0].k_cache" state bf16[2, 64, 16] row_major
@@ -22,9 +22,9 @@
 // CHECK:   t12 "pl.2" activation f32[2, 4] row_major
 // CHECK:   t13 "pacc.2" activation f32[2, 64] row_major
 // CHECK:   t14 "o.3" activation bf16[64] row_major
-// CHECK:   t15 "y.4" activation bf16[64] row_major
+// CHECK:   t15 "y.4" activation f32[64] row_major
 // CHECK:   t16 "y.5" activation bf16[128] row_major
-// CHECK:   t17 "y.6" activation bf16[64] row_major
+// CHECK:   t17 "y.6" activation f32[64] row_major
 // CHECK:   t18 "layer[1].input_norm" weight bf16[64] row_major sources "model.layers.1.input_layernorm.weight"
 // CHECK:   t19 "layer[1].qkv" weight bf16[128, 64] tiled(8, 64) sources "model.layers.1.self_attn.q_proj.weight", "model.layers.1.self_attn.k_proj.weight", "model.layers.1.self_attn.v_proj.weight"
 // CHECK:   t20 "layer[1].k_cache" state bf16[2, 64, 16] row_major
@@ -38,9 +38,9 @@
 // CHECK:   t28 "pl.8" activation f32[2, 4] row_major
 // CHECK:   t29 "pacc.8" activation f32[2, 64] row_major
 // CHECK:   t30 "o.9" activation bf16[64] row_major
-// CHECK:   t31 "y.10" activation bf16[64] row_major
+// CHECK:   t31 "y.10" activation f32[64] row_major
 // CHECK:   t32 "y.11" activation bf16[128] row_major
-// CHECK:   t33 "y.12" activation bf16[64] row_major
+// CHECK:   t33 "y.12" activation f32[64] row_major
 // CHECK:   t34 final_norm weight bf16[64] row_major sources "model.norm.weight"
 // CHECK:   t35 lm_head weight bf16[256, 64] tiled(8, 64) sources "lm_head.weight"
 // CHECK:   t36 "logits.13" activation f32[256] row_major
@@ -55,14 +55,14 @@
 // CHECK:   next t39
 // CHECK:
 // CHECK: funcs
-// CHECK:   f0 "embed<C=64, D=64, V=256>" op embed grid [1] as (t) params (table: tensor bf16[256, 64], token: scalar i32[], y: result bf16[64])
-// CHECK:   f1 "qkv_rope_append<C=64, Dh=16, K=64, KVH=2, N=128, R=8, S=64, eps=1e-05, rope_factor=1, rope_high=4, rope_low=1, rope_orig=8192, theta=500000>" op qkv_rope_append grid [8, 1] as (h, j) params (w: tensor bf16[128, 64], norm: tensor bf16[64], x: tensor bf16[64], pos: scalar i32[], k_cache: inout bf16[2, 64, 16], v_cache: inout bf16[2, 64, 16], q: result bf16[64])
+// CHECK:   f0 "embed<C=64, D=64, V=256>" op embed grid [1] as (t) params (table: tensor bf16[256, 64], token: scalar i32[], y: result f32[64])
+// CHECK:   f1 "qkv_rope_append<C=64, Dh=16, K=64, KVH=2, N=128, R=8, S=64, eps=1e-05, rope_factor=1, rope_high=4, rope_low=1, rope_orig=8192, theta=500000>" op qkv_rope_append grid [8, 1] as (h, j) params (w: tensor bf16[128, 64], norm: tensor bf16[64], x: tensor f32[64], pos: scalar i32[], k_cache: inout bf16[2, 64, 16], v_cache: inout bf16[2, 64, 16], q: result bf16[64])
 // CHECK:   f2 "attention_partial<C=16, Dh=16, KVH=2, NS=2, QD=64, S=64>" op attention_partial grid [2, 2, 2] as (g, i, s) params (q: tensor bf16[64], k_cache: tensor bf16[2, 64, 16], v_cache: tensor bf16[2, 64, 16], pos: scalar i32[], pm: result f32[2, 4], pl: result f32[2, 4], pacc: result f32[2, 64])
 // CHECK:   f3 "attention_combine<H=4, NS=2, QD=64>" op attention_combine grid [4] as (h) params (pm: tensor f32[2, 4], pl: tensor f32[2, 4], pacc: tensor f32[2, 64], o: result bf16[64])
-// CHECK:   f4 "matvec_residual<C=64, K=64, N=64, R=8>" op matvec_residual grid [8] as (t) params (w: tensor bf16[64, 64], x: tensor bf16[64], residual: tensor bf16[64], y: result bf16[64])
-// CHECK:   f5 "rmsnorm_swiglu<C=64, K=64, N2=256, R=8, eps=1e-05>" op rmsnorm_swiglu grid [16] as (t) params (w: tensor bf16[256, 64], norm: tensor bf16[64], x: tensor bf16[64], y: result bf16[128])
-// CHECK:   f6 "matvec_residual<C=64, K=128, N=64, R=8>" op matvec_residual grid [8] as (t) params (w: tensor bf16[64, 128], x: tensor bf16[128], residual: tensor bf16[64], y: result bf16[64])
-// CHECK:   f7 "rmsnorm_lm_head_argmax<C=64, K=64, R=8, V=256, eps=1e-05>" op rmsnorm_lm_head_argmax grid [32] as (t) params (w: tensor bf16[256, 64], norm: tensor bf16[64], x: tensor bf16[64], logits: result f32[256], part_max: result f32[32], part_idx: result i32[32])
+// CHECK:   f4 "matvec_residual<C=64, K=64, N=64, R=8>" op matvec_residual grid [8] as (t) params (w: tensor bf16[64, 64], x: tensor bf16[64], residual: tensor f32[64], y: result f32[64])
+// CHECK:   f5 "rmsnorm_swiglu<C=64, K=64, N2=256, R=8, eps=1e-05>" op rmsnorm_swiglu grid [16] as (t) params (w: tensor bf16[256, 64], norm: tensor bf16[64], x: tensor f32[64], y: result bf16[128])
+// CHECK:   f6 "matvec_residual<C=64, K=128, N=64, R=8>" op matvec_residual grid [8] as (t) params (w: tensor bf16[64, 128], x: tensor bf16[128], residual: tensor f32[64], y: result f32[64])
+// CHECK:   f7 "rmsnorm_lm_head_argmax<C=64, K=64, R=8, V=256, eps=1e-05>" op rmsnorm_lm_head_argmax grid [32] as (t) params (w: tensor bf16[256, 64], norm: tensor bf16[64], x: tensor f32[64], logits: result f32[256], part_max: result f32[32], part_idx: result i32[32])
 // CHECK:   f8 "argmax_final<P=32>" op argmax_final grid [1] as (t) params (part_max: tensor f32[32], part_idx: tensor i32[32], next: result i32[])
 // CHECK: nodes
 // CHECK:   n0 = f0 embed(t0, input 0, t1)  // 1 tasks
@@ -101,23 +101,23 @@
 // CHECK:   state t5 at 4096 size 4096
 // CHECK:   state t20 at 8192 size 4096
 // CHECK:   state t21 at 12288 size 4096
-// CHECK:   activation t1 at 0 size 128
+// CHECK:   activation t1 at 0 size 256
 // CHECK:   activation t10 at 256 size 128
 // CHECK:   activation t11 at 512 size 32
 // CHECK:   activation t12 at 768 size 32
 // CHECK:   activation t13 at 1024 size 512
 // CHECK:   activation t14 at 1536 size 128
-// CHECK:   activation t15 at 1792 size 128
+// CHECK:   activation t15 at 1792 size 256
 // CHECK:   activation t16 at 2048 size 256
-// CHECK:   activation t17 at 2304 size 128
+// CHECK:   activation t17 at 2304 size 256
 // CHECK:   activation t26 at 2560 size 128
 // CHECK:   activation t27 at 2816 size 32
 // CHECK:   activation t28 at 3072 size 32
 // CHECK:   activation t29 at 3328 size 512
 // CHECK:   activation t30 at 3840 size 128
-// CHECK:   activation t31 at 4096 size 128
+// CHECK:   activation t31 at 4096 size 256
 // CHECK:   activation t32 at 4352 size 256
-// CHECK:   activation t33 at 4608 size 128
+// CHECK:   activation t33 at 4608 size 256
 // CHECK:   activation t36 at 4864 size 1024
 // CHECK:   activation t37 at 5888 size 128
 // CHECK:   activation t38 at 6144 size 128
@@ -145,152 +145,158 @@
 // CHECK:   c18 expects 2 from tasks 63-64 why "attention_partial#8 tasks 2..3 -> pm.8[0..2, 1..2), pl.8[0..2, 1..2), pacc.8[0..2, 16..32)"
 // CHECK:   c19 expects 2 from tasks 65-66 why "attention_partial#8 tasks 4..5 -> pm.8[0..2, 2..3), pl.8[0..2, 2..3), pacc.8[0..2, 32..48)"
 // CHECK:   c20 expects 2 from tasks 67-68 why "attention_partial#8 tasks 6..7 -> pm.8[0..2, 3..4), pl.8[0..2, 3..4), pacc.8[0..2, 48..64)"
-// CHECK:   c21 expects 4 from tasks 69-72 why "attention_combine#9 tasks 0..3 -> o.9[0..64)"
-// CHECK:   c22 expects 8 from tasks 73-80 why "matvec_residual#10 tasks 0..7 -> y.10[0..64)"
-// CHECK:   c23 expects 16 from tasks 81-96 why "rmsnorm_swiglu#11 tasks 0..15 -> y.11[0..128)"
-// CHECK:   c24 expects 8 from tasks 97-104 why "matvec_residual#12 tasks 0..7 -> y.12[0..64)"
-// CHECK:   c25 expects 32 from tasks 105-136 why "rmsnorm_lm_head_argmax#13 tasks 0..31 -> part_max.13[0..32), part_idx.13[0..32)"
+// CHECK:   c21 expects 1 from tasks 45 why "matvec_residual#6 task 0 -> y.6[0..8)"
+// CHECK:   c22 expects 4 from tasks 69-72 why "attention_combine#9 tasks 0..3 -> o.9[0..64)"
+// CHECK:   c23 expects 1 from tasks 46 why "matvec_residual#6 task 1 -> y.6[8..16)"
+// CHECK:   c24 expects 1 from tasks 48 why "matvec_residual#6 task 3 -> y.6[24..32)"
+// CHECK:   c25 expects 1 from tasks 49 why "matvec_residual#6 task 4 -> y.6[32..40)"
+// CHECK:   c26 expects 1 from tasks 50 why "matvec_residual#6 task 5 -> y.6[40..48)"
+// CHECK:   c27 expects 1 from tasks 52 why "matvec_residual#6 task 7 -> y.6[56..64)"
+// CHECK:   c28 expects 8 from tasks 73-80 why "matvec_residual#10 tasks 0..7 -> y.10[0..64)"
+// CHECK:   c29 expects 16 from tasks 81-96 why "rmsnorm_swiglu#11 tasks 0..15 -> y.11[0..128)"
+// CHECK:   c30 expects 8 from tasks 97-104 why "matvec_residual#12 tasks 0..7 -> y.12[0..64)"
+// CHECK:   c31 expects 32 from tasks 105-136 why "rmsnorm_lm_head_argmax#13 tasks 0..31 -> part_max.13[0..32), part_idx.13[0..32)"
 // CHECK:
 // CHECK: queues
-// CHECK:   sm 0:  // 34 tasks, 69776 bytes
-// CHECK:     task 0 embed#0[0] signal c0 bytes 256 flops 0 reads t0[0..256, 0..64] writes t1[0..64]
-// CHECK:     task 4 qkv_rope_append#1[3, 0] signal c4 bytes 2336 flops 2048 reads t1[0..64], t2[0..64], t3[48..64, 0..64] writes t10[48..64]
-// CHECK:     task 8 qkv_rope_append#1[7, 0] signal c3,c4 bytes 2336 flops 2048 reads t1[0..64], t2[0..64], t3[112..128, 0..64] writes t5[1..2, 0..64, 0..16]
+// CHECK:   sm 0:  // 33 tasks, 72544 bytes
+// CHECK:     task 0 embed#0[0] signal c0 bytes 384 flops 0 reads t0[0..256, 0..64] writes t1[0..64]
+// CHECK:     task 4 qkv_rope_append#1[3, 0] signal c4 bytes 2464 flops 2048 reads t1[0..64], t2[0..64], t3[48..64, 0..64] writes t10[48..64]
+// CHECK:     task 8 qkv_rope_append#1[7, 0] signal c3,c4 bytes 2464 flops 2048 reads t1[0..64], t2[0..64], t3[112..128, 0..64] writes t5[1..2, 0..64, 0..16]
 // CHECK:     task 12 attention_partial#2[0, 1, 1] wait c2 signal c6 bytes 4200 flops 1024 reads t4[0..1, 0..64, 0..16], t5[0..1, 0..64, 0..16], t10[16..32] writes t11[1..2, 1..2], t12[1..2, 1..2], t13[1..2, 16..32]
 // CHECK:     task 16 attention_partial#2[1, 1, 1] wait c4 signal c8 bytes 4200 flops 1024 reads t4[1..2, 0..64, 0..16], t5[1..2, 0..64, 0..16], t10[48..64] writes t11[1..2, 3..4], t12[1..2, 3..4], t13[1..2, 48..64]
-// CHECK:     task 23 matvec_residual#4[2] wait c9 signal c10 bytes 1184 flops 1024 reads t1[16..24], t6[16..24, 0..64], t14[0..64] writes t15[16..24]
-// CHECK:     task 27 matvec_residual#4[6] wait c9 signal c10 bytes 1184 flops 1024 reads t1[48..56], t6[48..56, 0..64], t14[0..64] writes t15[48..56]
-// CHECK:     task 31 rmsnorm_swiglu#5[2] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[32..48, 0..64], t15[0..64] writes t16[16..24]
-// CHECK:     task 35 rmsnorm_swiglu#5[6] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[96..112, 0..64], t15[0..64] writes t16[48..56]
-// CHECK:     task 39 rmsnorm_swiglu#5[10] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[160..176, 0..64], t15[0..64] writes t16[80..88]
-// CHECK:     task 43 rmsnorm_swiglu#5[14] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[224..240, 0..64], t15[0..64] writes t16[112..120]
-// CHECK:     task 47 matvec_residual#6[2] wait c11 signal c12 bytes 2336 flops 2048 reads t9[16..24, 0..128], t15[16..24], t16[0..128] writes t17[16..24]
-// CHECK:     task 51 matvec_residual#6[6] wait c11 signal c12 bytes 2336 flops 2048 reads t9[48..56, 0..128], t15[48..56], t16[0..128] writes t17[48..56]
-// CHECK:     task 55 qkv_rope_append#7[2, 0] wait c12 signal c15 bytes 2336 flops 2048 reads t17[0..64], t18[0..64], t19[32..48, 0..64] writes t26[32..48]
-// CHECK:     task 59 qkv_rope_append#7[6, 0] wait c12 signal c13,c14 bytes 2336 flops 2048 reads t17[0..64], t18[0..64], t19[96..112, 0..64] writes t21[0..1, 0..64, 0..16]
-// CHECK:     task 63 attention_partial#8[0, 1, 0] wait c14 signal c18 bytes 4200 flops 1024 reads t20[0..1, 0..64, 0..16], t21[0..1, 0..64, 0..16], t26[16..32] writes t27[0..1, 1..2], t28[0..1, 1..2], t29[0..1, 16..32]
-// CHECK:     task 67 attention_partial#8[1, 1, 0] wait c16 signal c20 bytes 4200 flops 1024 reads t20[1..2, 0..64, 0..16], t21[1..2, 0..64, 0..16], t26[48..64] writes t27[0..1, 3..4], t28[0..1, 3..4], t29[0..1, 48..64]
-// CHECK:     task 71 attention_combine#9[2] wait c19 signal c21 bytes 176 flops 64 reads t27[0..2, 2..3], t28[0..2, 2..3], t29[0..2, 32..48] writes t30[32..48]
-// CHECK:     task 75 matvec_residual#10[2] wait c21 signal c22 bytes 1184 flops 1024 reads t17[16..24], t22[16..24, 0..64], t30[0..64] writes t31[16..24]
-// CHECK:     task 79 matvec_residual#10[6] wait c21 signal c22 bytes 1184 flops 1024 reads t17[48..56], t22[48..56, 0..64], t30[0..64] writes t31[48..56]
-// CHECK:     task 83 rmsnorm_swiglu#11[2] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[32..48, 0..64], t31[0..64] writes t32[16..24]
-// CHECK:     task 87 rmsnorm_swiglu#11[6] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[96..112, 0..64], t31[0..64] writes t32[48..56]
-// CHECK:     task 91 rmsnorm_swiglu#11[10] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[160..176, 0..64], t31[0..64] writes t32[80..88]
-// CHECK:     task 95 rmsnorm_swiglu#11[14] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[224..240, 0..64], t31[0..64] writes t32[112..120]
-// CHECK:     task 99 matvec_residual#12[2] wait c23 signal c24 bytes 2336 flops 2048 reads t25[16..24, 0..128], t31[16..24], t32[0..128] writes t33[16..24]
-// CHECK:     task 103 matvec_residual#12[6] wait c23 signal c24 bytes 2336 flops 2048 reads t25[48..56, 0..128], t31[48..56], t32[0..128] writes t33[48..56]
-// CHECK:     task 107 rmsnorm_lm_head_argmax#13[2] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[16..24, 0..64] writes t36[16..24], t37[2..3], t38[2..3]
-// CHECK:     task 111 rmsnorm_lm_head_argmax#13[6] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[48..56, 0..64] writes t36[48..56], t37[6..7], t38[6..7]
-// CHECK:     task 115 rmsnorm_lm_head_argmax#13[10] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[80..88, 0..64] writes t36[80..88], t37[10..11], t38[10..11]
-// CHECK:     task 119 rmsnorm_lm_head_argmax#13[14] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[112..120, 0..64] writes t36[112..120], t37[14..15], t38[14..15]
-// CHECK:     task 123 rmsnorm_lm_head_argmax#13[18] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[144..152, 0..64] writes t36[144..152], t37[18..19], t38[18..19]
-// CHECK:     task 127 rmsnorm_lm_head_argmax#13[22] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[176..184, 0..64] writes t36[176..184], t37[22..23], t38[22..23]
-// CHECK:     task 131 rmsnorm_lm_head_argmax#13[26] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[208..216, 0..64] writes t36[208..216], t37[26..27], t38[26..27]
-// CHECK:     task 135 rmsnorm_lm_head_argmax#13[30] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[240..248, 0..64] writes t36[240..248], t37[30..31], t38[30..31]
-// CHECK:   sm 1:  // 35 tasks, 69872 bytes
-// CHECK:     task 1 qkv_rope_append#1[0, 0] wait c0 signal c1 bytes 2336 flops 2048 reads t1[0..64], t2[0..64], t3[0..16, 0..64] writes t10[0..16]
-// CHECK:     task 5 qkv_rope_append#1[4, 0] wait c0 signal c1,c2 bytes 2336 flops 2048 reads t1[0..64], t2[0..64], t3[64..80, 0..64] writes t4[0..1, 0..64, 0..16]
+// CHECK:     task 24 matvec_residual#4[3] wait c9 signal c10 bytes 1216 flops 1024 reads t1[24..32], t6[24..32, 0..64], t14[0..64] writes t15[24..32]
+// CHECK:     task 28 matvec_residual#4[7] wait c9 signal c10 bytes 1216 flops 1024 reads t1[56..64], t6[56..64, 0..64], t14[0..64] writes t15[56..64]
+// CHECK:     task 32 rmsnorm_swiglu#5[3] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[48..64, 0..64], t15[0..64] writes t16[24..32]
+// CHECK:     task 36 rmsnorm_swiglu#5[7] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[112..128, 0..64], t15[0..64] writes t16[56..64]
+// CHECK:     task 40 rmsnorm_swiglu#5[11] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[176..192, 0..64], t15[0..64] writes t16[88..96]
+// CHECK:     task 44 rmsnorm_swiglu#5[15] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[240..256, 0..64], t15[0..64] writes t16[120..128]
+// CHECK:     task 48 matvec_residual#6[3] wait c11 signal c12,c24 bytes 2368 flops 2048 reads t9[24..32, 0..128], t15[24..32], t16[0..128] writes t17[24..32]
+// CHECK:     task 52 matvec_residual#6[7] wait c11 signal c12,c27 bytes 2368 flops 2048 reads t9[56..64, 0..128], t15[56..64], t16[0..128] writes t17[56..64]
+// CHECK:     task 56 qkv_rope_append#7[3, 0] wait c12 signal c16 bytes 2464 flops 2048 reads t17[0..64], t18[0..64], t19[48..64, 0..64] writes t26[48..64]
+// CHECK:     task 60 qkv_rope_append#7[7, 0] wait c12 signal c15,c16 bytes 2464 flops 2048 reads t17[0..64], t18[0..64], t19[112..128, 0..64] writes t21[1..2, 0..64, 0..16]
+// CHECK:     task 64 attention_partial#8[0, 1, 1] wait c14 signal c18 bytes 4200 flops 1024 reads t20[0..1, 0..64, 0..16], t21[0..1, 0..64, 0..16], t26[16..32] writes t27[1..2, 1..2], t28[1..2, 1..2], t29[1..2, 16..32]
+// CHECK:     task 68 attention_partial#8[1, 1, 1] wait c16 signal c20 bytes 4200 flops 1024 reads t20[1..2, 0..64, 0..16], t21[1..2, 0..64, 0..16], t26[48..64] writes t27[1..2, 3..4], t28[1..2, 3..4], t29[1..2, 48..64]
+// CHECK:     task 74 matvec_residual#10[1] wait c23,c22 signal c28 bytes 1216 flops 1024 reads t17[8..16], t22[8..16, 0..64], t30[0..64] writes t31[8..16]
+// CHECK:     task 78 matvec_residual#10[5] wait c26,c22 signal c28 bytes 1216 flops 1024 reads t17[40..48], t22[40..48, 0..64], t30[0..64] writes t31[40..48]
+// CHECK:     task 82 rmsnorm_swiglu#11[1] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[16..32, 0..64], t31[0..64] writes t32[8..16]
+// CHECK:     task 86 rmsnorm_swiglu#11[5] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[80..96, 0..64], t31[0..64] writes t32[40..48]
+// CHECK:     task 90 rmsnorm_swiglu#11[9] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[144..160, 0..64], t31[0..64] writes t32[72..80]
+// CHECK:     task 94 rmsnorm_swiglu#11[13] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[208..224, 0..64], t31[0..64] writes t32[104..112]
+// CHECK:     task 98 matvec_residual#12[1] wait c29 signal c30 bytes 2368 flops 2048 reads t25[8..16, 0..128], t31[8..16], t32[0..128] writes t33[8..16]
+// CHECK:     task 102 matvec_residual#12[5] wait c29 signal c30 bytes 2368 flops 2048 reads t25[40..48, 0..128], t31[40..48], t32[0..128] writes t33[40..48]
+// CHECK:     task 106 rmsnorm_lm_head_argmax#13[1] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[8..16, 0..64] writes t36[8..16], t37[1..2], t38[1..2]
+// CHECK:     task 110 rmsnorm_lm_head_argmax#13[5] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[40..48, 0..64] writes t36[40..48], t37[5..6], t38[5..6]
+// CHECK:     task 114 rmsnorm_lm_head_argmax#13[9] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[72..80, 0..64] writes t36[72..80], t37[9..10], t38[9..10]
+// CHECK:     task 118 rmsnorm_lm_head_argmax#13[13] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[104..112, 0..64] writes t36[104..112], t37[13..14], t38[13..14]
+// CHECK:     task 122 rmsnorm_lm_head_argmax#13[17] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[136..144, 0..64] writes t36[136..144], t37[17..18], t38[17..18]
+// CHECK:     task 126 rmsnorm_lm_head_argmax#13[21] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[168..176, 0..64] writes t36[168..176], t37[21..22], t38[21..22]
+// CHECK:     task 130 rmsnorm_lm_head_argmax#13[25] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[200..208, 0..64] writes t36[200..208], t37[25..26], t38[25..26]
+// CHECK:     task 134 rmsnorm_lm_head_argmax#13[29] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[232..240, 0..64] writes t36[232..240], t37[29..30], t38[29..30]
+// CHECK:   sm 1:  // 35 tasks, 72688 bytes
+// CHECK:     task 1 qkv_rope_append#1[0, 0] wait c0 signal c1 bytes 2464 flops 2048 reads t1[0..64], t2[0..64], t3[0..16, 0..64] writes t10[0..16]
+// CHECK:     task 5 qkv_rope_append#1[4, 0] wait c0 signal c1,c2 bytes 2464 flops 2048 reads t1[0..64], t2[0..64], t3[64..80, 0..64] writes t4[0..1, 0..64, 0..16]
 // CHECK:     task 9 attention_partial#2[0, 0, 0] wait c1 signal c5 bytes 4200 flops 1024 reads t4[0..1, 0..64, 0..16], t5[0..1, 0..64, 0..16], t10[0..16] writes t11[0..1, 0..1], t12[0..1, 0..1], t13[0..1, 0..16]
 // CHECK:     task 13 attention_partial#2[1, 0, 0] wait c3 signal c7 bytes 4200 flops 1024 reads t4[1..2, 0..64, 0..16], t5[1..2, 0..64, 0..16], t10[32..48] writes t11[0..1, 2..3], t12[0..1, 2..3], t13[0..1, 32..48]
 // CHECK:     task 17 attention_combine#3[0] wait c5 signal c9 bytes 176 flops 64 reads t11[0..2, 0..1], t12[0..2, 0..1], t13[0..2, 0..16] writes t14[0..16]
 // CHECK:     task 20 attention_combine#3[3] wait c8 signal c9 bytes 176 flops 64 reads t11[0..2, 3..4], t12[0..2, 3..4], t13[0..2, 48..64] writes t14[48..64]
-// CHECK:     task 24 matvec_residual#4[3] wait c0,c9 signal c10 bytes 1184 flops 1024 reads t1[24..32], t6[24..32, 0..64], t14[0..64] writes t15[24..32]
-// CHECK:     task 28 matvec_residual#4[7] wait c0,c9 signal c10 bytes 1184 flops 1024 reads t1[56..64], t6[56..64, 0..64], t14[0..64] writes t15[56..64]
-// CHECK:     task 32 rmsnorm_swiglu#5[3] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[48..64, 0..64], t15[0..64] writes t16[24..32]
-// CHECK:     task 36 rmsnorm_swiglu#5[7] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[112..128, 0..64], t15[0..64] writes t16[56..64]
-// CHECK:     task 40 rmsnorm_swiglu#5[11] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[176..192, 0..64], t15[0..64] writes t16[88..96]
-// CHECK:     task 44 rmsnorm_swiglu#5[15] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[240..256, 0..64], t15[0..64] writes t16[120..128]
-// CHECK:     task 48 matvec_residual#6[3] wait c11 signal c12 bytes 2336 flops 2048 reads t9[24..32, 0..128], t15[24..32], t16[0..128] writes t17[24..32]
-// CHECK:     task 52 matvec_residual#6[7] wait c11 signal c12 bytes 2336 flops 2048 reads t9[56..64, 0..128], t15[56..64], t16[0..128] writes t17[56..64]
-// CHECK:     task 56 qkv_rope_append#7[3, 0] wait c12 signal c16 bytes 2336 flops 2048 reads t17[0..64], t18[0..64], t19[48..64, 0..64] writes t26[48..64]
-// CHECK:     task 60 qkv_rope_append#7[7, 0] wait c12 signal c15,c16 bytes 2336 flops 2048 reads t17[0..64], t18[0..64], t19[112..128, 0..64] writes t21[1..2, 0..64, 0..16]
-// CHECK:     task 64 attention_partial#8[0, 1, 1] wait c14 signal c18 bytes 4200 flops 1024 reads t20[0..1, 0..64, 0..16], t21[0..1, 0..64, 0..16], t26[16..32] writes t27[1..2, 1..2], t28[1..2, 1..2], t29[1..2, 16..32]
-// CHECK:     task 68 attention_partial#8[1, 1, 1] wait c16 signal c20 bytes 4200 flops 1024 reads t20[1..2, 0..64, 0..16], t21[1..2, 0..64, 0..16], t26[48..64] writes t27[1..2, 3..4], t28[1..2, 3..4], t29[1..2, 48..64]
-// CHECK:     task 72 attention_combine#9[3] wait c20 signal c21 bytes 176 flops 64 reads t27[0..2, 3..4], t28[0..2, 3..4], t29[0..2, 48..64] writes t30[48..64]
-// CHECK:     task 76 matvec_residual#10[3] wait c21 signal c22 bytes 1184 flops 1024 reads t17[24..32], t22[24..32, 0..64], t30[0..64] writes t31[24..32]
-// CHECK:     task 80 matvec_residual#10[7] wait c21 signal c22 bytes 1184 flops 1024 reads t17[56..64], t22[56..64, 0..64], t30[0..64] writes t31[56..64]
-// CHECK:     task 84 rmsnorm_swiglu#11[3] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[48..64, 0..64], t31[0..64] writes t32[24..32]
-// CHECK:     task 88 rmsnorm_swiglu#11[7] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[112..128, 0..64], t31[0..64] writes t32[56..64]
-// CHECK:     task 92 rmsnorm_swiglu#11[11] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[176..192, 0..64], t31[0..64] writes t32[88..96]
-// CHECK:     task 96 rmsnorm_swiglu#11[15] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[240..256, 0..64], t31[0..64] writes t32[120..128]
-// CHECK:     task 100 matvec_residual#12[3] wait c23 signal c24 bytes 2336 flops 2048 reads t25[24..32, 0..128], t31[24..32], t32[0..128] writes t33[24..32]
-// CHECK:     task 104 matvec_residual#12[7] wait c23 signal c24 bytes 2336 flops 2048 reads t25[56..64, 0..128], t31[56..64], t32[0..128] writes t33[56..64]
-// CHECK:     task 108 rmsnorm_lm_head_argmax#13[3] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[24..32, 0..64] writes t36[24..32], t37[3..4], t38[3..4]
-// CHECK:     task 112 rmsnorm_lm_head_argmax#13[7] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[56..64, 0..64] writes t36[56..64], t37[7..8], t38[7..8]
-// CHECK:     task 116 rmsnorm_lm_head_argmax#13[11] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[88..96, 0..64] writes t36[88..96], t37[11..12], t38[11..12]
-// CHECK:     task 120 rmsnorm_lm_head_argmax#13[15] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[120..128, 0..64] writes t36[120..128], t37[15..16], t38[15..16]
-// CHECK:     task 124 rmsnorm_lm_head_argmax#13[19] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[152..160, 0..64] writes t36[152..160], t37[19..20], t38[19..20]
-// CHECK:     task 128 rmsnorm_lm_head_argmax#13[23] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[184..192, 0..64] writes t36[184..192], t37[23..24], t38[23..24]
-// CHECK:     task 132 rmsnorm_lm_head_argmax#13[27] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[216..224, 0..64] writes t36[216..224], t37[27..28], t38[27..28]
-// CHECK:     task 136 rmsnorm_lm_head_argmax#13[31] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[248..256, 0..64] writes t36[248..256], t37[31..32], t38[31..32]
-// CHECK:   sm 2:  // 35 tasks, 69832 bytes
-// CHECK:     task 2 qkv_rope_append#1[1, 0] wait c0 signal c2 bytes 2336 flops 2048 reads t1[0..64], t2[0..64], t3[16..32, 0..64] writes t10[16..32]
-// CHECK:     task 6 qkv_rope_append#1[5, 0] wait c0 signal c3,c4 bytes 2336 flops 2048 reads t1[0..64], t2[0..64], t3[80..96, 0..64] writes t4[1..2, 0..64, 0..16]
+// CHECK:     task 23 matvec_residual#4[2] wait c0,c9 signal c10 bytes 1216 flops 1024 reads t1[16..24], t6[16..24, 0..64], t14[0..64] writes t15[16..24]
+// CHECK:     task 27 matvec_residual#4[6] wait c0,c9 signal c10 bytes 1216 flops 1024 reads t1[48..56], t6[48..56, 0..64], t14[0..64] writes t15[48..56]
+// CHECK:     task 31 rmsnorm_swiglu#5[2] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[32..48, 0..64], t15[0..64] writes t16[16..24]
+// CHECK:     task 35 rmsnorm_swiglu#5[6] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[96..112, 0..64], t15[0..64] writes t16[48..56]
+// CHECK:     task 39 rmsnorm_swiglu#5[10] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[160..176, 0..64], t15[0..64] writes t16[80..88]
+// CHECK:     task 43 rmsnorm_swiglu#5[14] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[224..240, 0..64], t15[0..64] writes t16[112..120]
+// CHECK:     task 47 matvec_residual#6[2] wait c11 signal c12 bytes 2368 flops 2048 reads t9[16..24, 0..128], t15[16..24], t16[0..128] writes t17[16..24]
+// CHECK:     task 51 matvec_residual#6[6] wait c11 signal c12 bytes 2368 flops 2048 reads t9[48..56, 0..128], t15[48..56], t16[0..128] writes t17[48..56]
+// CHECK:     task 55 qkv_rope_append#7[2, 0] wait c12 signal c15 bytes 2464 flops 2048 reads t17[0..64], t18[0..64], t19[32..48, 0..64] writes t26[32..48]
+// CHECK:     task 59 qkv_rope_append#7[6, 0] wait c12 signal c13,c14 bytes 2464 flops 2048 reads t17[0..64], t18[0..64], t19[96..112, 0..64] writes t21[0..1, 0..64, 0..16]
+// CHECK:     task 63 attention_partial#8[0, 1, 0] wait c14 signal c18 bytes 4200 flops 1024 reads t20[0..1, 0..64, 0..16], t21[0..1, 0..64, 0..16], t26[16..32] writes t27[0..1, 1..2], t28[0..1, 1..2], t29[0..1, 16..32]
+// CHECK:     task 67 attention_partial#8[1, 1, 0] wait c16 signal c20 bytes 4200 flops 1024 reads t20[1..2, 0..64, 0..16], t21[1..2, 0..64, 0..16], t26[48..64] writes t27[0..1, 3..4], t28[0..1, 3..4], t29[0..1, 48..64]
+// CHECK:     task 71 attention_combine#9[2] wait c19 signal c22 bytes 176 flops 64 reads t27[0..2, 2..3], t28[0..2, 2..3], t29[0..2, 32..48] writes t30[32..48]
+// CHECK:     task 75 matvec_residual#10[2] wait c22 signal c28 bytes 1216 flops 1024 reads t17[16..24], t22[16..24, 0..64], t30[0..64] writes t31[16..24]
+// CHECK:     task 79 matvec_residual#10[6] wait c22 signal c28 bytes 1216 flops 1024 reads t17[48..56], t22[48..56, 0..64], t30[0..64] writes t31[48..56]
+// CHECK:     task 83 rmsnorm_swiglu#11[2] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[32..48, 0..64], t31[0..64] writes t32[16..24]
+// CHECK:     task 87 rmsnorm_swiglu#11[6] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[96..112, 0..64], t31[0..64] writes t32[48..56]
+// CHECK:     task 91 rmsnorm_swiglu#11[10] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[160..176, 0..64], t31[0..64] writes t32[80..88]
+// CHECK:     task 95 rmsnorm_swiglu#11[14] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[224..240, 0..64], t31[0..64] writes t32[112..120]
+// CHECK:     task 99 matvec_residual#12[2] wait c29 signal c30 bytes 2368 flops 2048 reads t25[16..24, 0..128], t31[16..24], t32[0..128] writes t33[16..24]
+// CHECK:     task 103 matvec_residual#12[6] wait c29 signal c30 bytes 2368 flops 2048 reads t25[48..56, 0..128], t31[48..56], t32[0..128] writes t33[48..56]
+// CHECK:     task 107 rmsnorm_lm_head_argmax#13[2] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[16..24, 0..64] writes t36[16..24], t37[2..3], t38[2..3]
+// CHECK:     task 111 rmsnorm_lm_head_argmax#13[6] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[48..56, 0..64] writes t36[48..56], t37[6..7], t38[6..7]
+// CHECK:     task 115 rmsnorm_lm_head_argmax#13[10] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[80..88, 0..64] writes t36[80..88], t37[10..11], t38[10..11]
+// CHECK:     task 119 rmsnorm_lm_head_argmax#13[14] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[112..120, 0..64] writes t36[112..120], t37[14..15], t38[14..15]
+// CHECK:     task 123 rmsnorm_lm_head_argmax#13[18] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[144..152, 0..64] writes t36[144..152], t37[18..19], t38[18..19]
+// CHECK:     task 127 rmsnorm_lm_head_argmax#13[22] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[176..184, 0..64] writes t36[176..184], t37[22..23], t38[22..23]
+// CHECK:     task 131 rmsnorm_lm_head_argmax#13[26] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[208..216, 0..64] writes t36[208..216], t37[26..27], t38[26..27]
+// CHECK:     task 135 rmsnorm_lm_head_argmax#13[30] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[240..248, 0..64] writes t36[240..248], t37[30..31], t38[30..31]
+// CHECK:   sm 2:  // 35 tasks, 72688 bytes
+// CHECK:     task 2 qkv_rope_append#1[1, 0] wait c0 signal c2 bytes 2464 flops 2048 reads t1[0..64], t2[0..64], t3[16..32, 0..64] writes t10[16..32]
+// CHECK:     task 6 qkv_rope_append#1[5, 0] wait c0 signal c3,c4 bytes 2464 flops 2048 reads t1[0..64], t2[0..64], t3[80..96, 0..64] writes t4[1..2, 0..64, 0..16]
 // CHECK:     task 10 attention_partial#2[0, 0, 1] wait c1 signal c5 bytes 4200 flops 1024 reads t4[0..1, 0..64, 0..16], t5[0..1, 0..64, 0..16], t10[0..16] writes t11[1..2, 0..1], t12[1..2, 0..1], t13[1..2, 0..16]
 // CHECK:     task 14 attention_partial#2[1, 0, 1] wait c3 signal c7 bytes 4200 flops 1024 reads t4[1..2, 0..64, 0..16], t5[1..2, 0..64, 0..16], t10[32..48] writes t11[1..2, 2..3], t12[1..2, 2..3], t13[1..2, 32..48]
 // CHECK:     task 18 attention_combine#3[1] wait c6 signal c9 bytes 176 flops 64 reads t11[0..2, 1..2], t12[0..2, 1..2], t13[0..2, 16..32] writes t14[16..32]
-// CHECK:     task 21 matvec_residual#4[0] wait c0,c9 signal c10 bytes 1184 flops 1024 reads t1[0..8], t6[0..8, 0..64], t14[0..64] writes t15[0..8]
-// CHECK:     task 25 matvec_residual#4[4] wait c0,c9 signal c10 bytes 1184 flops 1024 reads t1[32..40], t6[32..40, 0..64], t14[0..64] writes t15[32..40]
-// CHECK:     task 29 rmsnorm_swiglu#5[0] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[0..16, 0..64], t15[0..64] writes t16[0..8]
-// CHECK:     task 33 rmsnorm_swiglu#5[4] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[64..80, 0..64], t15[0..64] writes t16[32..40]
-// CHECK:     task 37 rmsnorm_swiglu#5[8] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[128..144, 0..64], t15[0..64] writes t16[64..72]
-// CHECK:     task 41 rmsnorm_swiglu#5[12] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[192..208, 0..64], t15[0..64] writes t16[96..104]
-// CHECK:     task 45 matvec_residual#6[0] wait c11 signal c12 bytes 2336 flops 2048 reads t9[0..8, 0..128], t15[0..8], t16[0..128] writes t17[0..8]
-// CHECK:     task 49 matvec_residual#6[4] wait c11 signal c12 bytes 2336 flops 2048 reads t9[32..40, 0..128], t15[32..40], t16[0..128] writes t17[32..40]
-// CHECK:     task 53 qkv_rope_append#7[0, 0] wait c12 signal c13 bytes 2336 flops 2048 reads t17[0..64], t18[0..64], t19[0..16, 0..64] writes t26[0..16]
-// CHECK:     task 57 qkv_rope_append#7[4, 0] wait c12 signal c13,c14 bytes 2336 flops 2048 reads t17[0..64], t18[0..64], t19[64..80, 0..64] writes t20[0..1, 0..64, 0..16]
+// CHECK:     task 21 matvec_residual#4[0] wait c0,c9 signal c10 bytes 1216 flops 1024 reads t1[0..8], t6[0..8, 0..64], t14[0..64] writes t15[0..8]
+// CHECK:     task 25 matvec_residual#4[4] wait c0,c9 signal c10 bytes 1216 flops 1024 reads t1[32..40], t6[32..40, 0..64], t14[0..64] writes t15[32..40]
+// CHECK:     task 29 rmsnorm_swiglu#5[0] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[0..16, 0..64], t15[0..64] writes t16[0..8]
+// CHECK:     task 33 rmsnorm_swiglu#5[4] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[64..80, 0..64], t15[0..64] writes t16[32..40]
+// CHECK:     task 37 rmsnorm_swiglu#5[8] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[128..144, 0..64], t15[0..64] writes t16[64..72]
+// CHECK:     task 41 rmsnorm_swiglu#5[12] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[192..208, 0..64], t15[0..64] writes t16[96..104]
+// CHECK:     task 45 matvec_residual#6[0] wait c11 signal c12,c21 bytes 2368 flops 2048 reads t9[0..8, 0..128], t15[0..8], t16[0..128] writes t17[0..8]
+// CHECK:     task 49 matvec_residual#6[4] wait c11 signal c12,c25 bytes 2368 flops 2048 reads t9[32..40, 0..128], t15[32..40], t16[0..128] writes t17[32..40]
+// CHECK:     task 53 qkv_rope_append#7[0, 0] wait c12 signal c13 bytes 2464 flops 2048 reads t17[0..64], t18[0..64], t19[0..16, 0..64] writes t26[0..16]
+// CHECK:     task 57 qkv_rope_append#7[4, 0] wait c12 signal c13,c14 bytes 2464 flops 2048 reads t17[0..64], t18[0..64], t19[64..80, 0..64] writes t20[0..1, 0..64, 0..16]
 // CHECK:     task 61 attention_partial#8[0, 0, 0] wait c13 signal c17 bytes 4200 flops 1024 reads t20[0..1, 0..64, 0..16], t21[0..1, 0..64, 0..16], t26[0..16] writes t27[0..1, 0..1], t28[0..1, 0..1], t29[0..1, 0..16]
 // CHECK:     task 65 attention_partial#8[1, 0, 0] wait c15 signal c19 bytes 4200 flops 1024 reads t20[1..2, 0..64, 0..16], t21[1..2, 0..64, 0..16], t26[32..48] writes t27[0..1, 2..3], t28[0..1, 2..3], t29[0..1, 32..48]
-// CHECK:     task 69 attention_combine#9[0] wait c17 signal c21 bytes 176 flops 64 reads t27[0..2, 0..1], t28[0..2, 0..1], t29[0..2, 0..16] writes t30[0..16]
-// CHECK:     task 73 matvec_residual#10[0] wait c21 signal c22 bytes 1184 flops 1024 reads t17[0..8], t22[0..8, 0..64], t30[0..64] writes t31[0..8]
-// CHECK:     task 77 matvec_residual#10[4] wait c21 signal c22 bytes 1184 flops 1024 reads t17[32..40], t22[32..40, 0..64], t30[0..64] writes t31[32..40]
-// CHECK:     task 81 rmsnorm_swiglu#11[0] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[0..16, 0..64], t31[0..64] writes t32[0..8]
-// CHECK:     task 85 rmsnorm_swiglu#11[4] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[64..80, 0..64], t31[0..64] writes t32[32..40]
-// CHECK:     task 89 rmsnorm_swiglu#11[8] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[128..144, 0..64], t31[0..64] writes t32[64..72]
-// CHECK:     task 93 rmsnorm_swiglu#11[12] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[192..208, 0..64], t31[0..64] writes t32[96..104]
-// CHECK:     task 97 matvec_residual#12[0] wait c23 signal c24 bytes 2336 flops 2048 reads t25[0..8, 0..128], t31[0..8], t32[0..128] writes t33[0..8]
-// CHECK:     task 101 matvec_residual#12[4] wait c23 signal c24 bytes 2336 flops 2048 reads t25[32..40, 0..128], t31[32..40], t32[0..128] writes t33[32..40]
-// CHECK:     task 105 rmsnorm_lm_head_argmax#13[0] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[0..8, 0..64] writes t36[0..8], t37[0..1], t38[0..1]
-// CHECK:     task 109 rmsnorm_lm_head_argmax#13[4] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[32..40, 0..64] writes t36[32..40], t37[4..5], t38[4..5]
-// CHECK:     task 113 rmsnorm_lm_head_argmax#13[8] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[64..72, 0..64] writes t36[64..72], t37[8..9], t38[8..9]
-// CHECK:     task 117 rmsnorm_lm_head_argmax#13[12] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[96..104, 0..64] writes t36[96..104], t37[12..13], t38[12..13]
-// CHECK:     task 121 rmsnorm_lm_head_argmax#13[16] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[128..136, 0..64] writes t36[128..136], t37[16..17], t38[16..17]
-// CHECK:     task 125 rmsnorm_lm_head_argmax#13[20] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[160..168, 0..64] writes t36[160..168], t37[20..21], t38[20..21]
-// CHECK:     task 129 rmsnorm_lm_head_argmax#13[24] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[192..200, 0..64] writes t36[192..200], t37[24..25], t38[24..25]
-// CHECK:     task 133 rmsnorm_lm_head_argmax#13[28] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[224..232, 0..64] writes t36[224..232], t37[28..29], t38[28..29]
-// CHECK:     task 137 argmax_final#14[0] wait c25 bytes 136 flops 0 reads t37[0..32], t38[0..32] writes t39[]
-// CHECK:   sm 3:  // 34 tasks, 69696 bytes
-// CHECK:     task 3 qkv_rope_append#1[2, 0] wait c0 signal c3 bytes 2336 flops 2048 reads t1[0..64], t2[0..64], t3[32..48, 0..64] writes t10[32..48]
-// CHECK:     task 7 qkv_rope_append#1[6, 0] wait c0 signal c1,c2 bytes 2336 flops 2048 reads t1[0..64], t2[0..64], t3[96..112, 0..64] writes t5[0..1, 0..64, 0..16]
+// CHECK:     task 69 attention_combine#9[0] wait c17 signal c22 bytes 176 flops 64 reads t27[0..2, 0..1], t28[0..2, 0..1], t29[0..2, 0..16] writes t30[0..16]
+// CHECK:     task 72 attention_combine#9[3] wait c20 signal c22 bytes 176 flops 64 reads t27[0..2, 3..4], t28[0..2, 3..4], t29[0..2, 48..64] writes t30[48..64]
+// CHECK:     task 76 matvec_residual#10[3] wait c24,c22 signal c28 bytes 1216 flops 1024 reads t17[24..32], t22[24..32, 0..64], t30[0..64] writes t31[24..32]
+// CHECK:     task 80 matvec_residual#10[7] wait c27,c22 signal c28 bytes 1216 flops 1024 reads t17[56..64], t22[56..64, 0..64], t30[0..64] writes t31[56..64]
+// CHECK:     task 84 rmsnorm_swiglu#11[3] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[48..64, 0..64], t31[0..64] writes t32[24..32]
+// CHECK:     task 88 rmsnorm_swiglu#11[7] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[112..128, 0..64], t31[0..64] writes t32[56..64]
+// CHECK:     task 92 rmsnorm_swiglu#11[11] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[176..192, 0..64], t31[0..64] writes t32[88..96]
+// CHECK:     task 96 rmsnorm_swiglu#11[15] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[240..256, 0..64], t31[0..64] writes t32[120..128]
+// CHECK:     task 100 matvec_residual#12[3] wait c29 signal c30 bytes 2368 flops 2048 reads t25[24..32, 0..128], t31[24..32], t32[0..128] writes t33[24..32]
+// CHECK:     task 104 matvec_residual#12[7] wait c29 signal c30 bytes 2368 flops 2048 reads t25[56..64, 0..128], t31[56..64], t32[0..128] writes t33[56..64]
+// CHECK:     task 108 rmsnorm_lm_head_argmax#13[3] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[24..32, 0..64] writes t36[24..32], t37[3..4], t38[3..4]
+// CHECK:     task 112 rmsnorm_lm_head_argmax#13[7] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[56..64, 0..64] writes t36[56..64], t37[7..8], t38[7..8]
+// CHECK:     task 116 rmsnorm_lm_head_argmax#13[11] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[88..96, 0..64] writes t36[88..96], t37[11..12], t38[11..12]
+// CHECK:     task 120 rmsnorm_lm_head_argmax#13[15] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[120..128, 0..64] writes t36[120..128], t37[15..16], t38[15..16]
+// CHECK:     task 124 rmsnorm_lm_head_argmax#13[19] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[152..160, 0..64] writes t36[152..160], t37[19..20], t38[19..20]
+// CHECK:     task 128 rmsnorm_lm_head_argmax#13[23] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[184..192, 0..64] writes t36[184..192], t37[23..24], t38[23..24]
+// CHECK:     task 132 rmsnorm_lm_head_argmax#13[27] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[216..224, 0..64] writes t36[216..224], t37[27..28], t38[27..28]
+// CHECK:     task 136 rmsnorm_lm_head_argmax#13[31] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[248..256, 0..64] writes t36[248..256], t37[31..32], t38[31..32]
+// CHECK:   sm 3:  // 35 tasks, 72648 bytes
+// CHECK:     task 3 qkv_rope_append#1[2, 0] wait c0 signal c3 bytes 2464 flops 2048 reads t1[0..64], t2[0..64], t3[32..48, 0..64] writes t10[32..48]
+// CHECK:     task 7 qkv_rope_append#1[6, 0] wait c0 signal c1,c2 bytes 2464 flops 2048 reads t1[0..64], t2[0..64], t3[96..112, 0..64] writes t5[0..1, 0..64, 0..16]
 // CHECK:     task 11 attention_partial#2[0, 1, 0] wait c2 signal c6 bytes 4200 flops 1024 reads t4[0..1, 0..64, 0..16], t5[0..1, 0..64, 0..16], t10[16..32] writes t11[0..1, 1..2], t12[0..1, 1..2], t13[0..1, 16..32]
 // CHECK:     task 15 attention_partial#2[1, 1, 0] wait c4 signal c8 bytes 4200 flops 1024 reads t4[1..2, 0..64, 0..16], t5[1..2, 0..64, 0..16], t10[48..64] writes t11[0..1, 3..4], t12[0..1, 3..4], t13[0..1, 48..64]
 // CHECK:     task 19 attention_combine#3[2] wait c7 signal c9 bytes 176 flops 64 reads t11[0..2, 2..3], t12[0..2, 2..3], t13[0..2, 32..48] writes t14[32..48]
-// CHECK:     task 22 matvec_residual#4[1] wait c0,c9 signal c10 bytes 1184 flops 1024 reads t1[8..16], t6[8..16, 0..64], t14[0..64] writes t15[8..16]
-// CHECK:     task 26 matvec_residual#4[5] wait c0,c9 signal c10 bytes 1184 flops 1024 reads t1[40..48], t6[40..48, 0..64], t14[0..64] writes t15[40..48]
-// CHECK:     task 30 rmsnorm_swiglu#5[1] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[16..32, 0..64], t15[0..64] writes t16[8..16]
-// CHECK:     task 34 rmsnorm_swiglu#5[5] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[80..96, 0..64], t15[0..64] writes t16[40..48]
-// CHECK:     task 38 rmsnorm_swiglu#5[9] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[144..160, 0..64], t15[0..64] writes t16[72..80]
-// CHECK:     task 42 rmsnorm_swiglu#5[13] wait c10 signal c11 bytes 2320 flops 2048 reads t7[0..64], t8[208..224, 0..64], t15[0..64] writes t16[104..112]
-// CHECK:     task 46 matvec_residual#6[1] wait c11 signal c12 bytes 2336 flops 2048 reads t9[8..16, 0..128], t15[8..16], t16[0..128] writes t17[8..16]
-// CHECK:     task 50 matvec_residual#6[5] wait c11 signal c12 bytes 2336 flops 2048 reads t9[40..48, 0..128], t15[40..48], t16[0..128] writes t17[40..48]
-// CHECK:     task 54 qkv_rope_append#7[1, 0] wait c12 signal c14 bytes 2336 flops 2048 reads t17[0..64], t18[0..64], t19[16..32, 0..64] writes t26[16..32]
-// CHECK:     task 58 qkv_rope_append#7[5, 0] wait c12 signal c15,c16 bytes 2336 flops 2048 reads t17[0..64], t18[0..64], t19[80..96, 0..64] writes t20[1..2, 0..64, 0..16]
+// CHECK:     task 22 matvec_residual#4[1] wait c0,c9 signal c10 bytes 1216 flops 1024 reads t1[8..16], t6[8..16, 0..64], t14[0..64] writes t15[8..16]
+// CHECK:     task 26 matvec_residual#4[5] wait c0,c9 signal c10 bytes 1216 flops 1024 reads t1[40..48], t6[40..48, 0..64], t14[0..64] writes t15[40..48]
+// CHECK:     task 30 rmsnorm_swiglu#5[1] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[16..32, 0..64], t15[0..64] writes t16[8..16]
+// CHECK:     task 34 rmsnorm_swiglu#5[5] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[80..96, 0..64], t15[0..64] writes t16[40..48]
+// CHECK:     task 38 rmsnorm_swiglu#5[9] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[144..160, 0..64], t15[0..64] writes t16[72..80]
+// CHECK:     task 42 rmsnorm_swiglu#5[13] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[208..224, 0..64], t15[0..64] writes t16[104..112]
+// CHECK:     task 46 matvec_residual#6[1] wait c11 signal c12,c23 bytes 2368 flops 2048 reads t9[8..16, 0..128], t15[8..16], t16[0..128] writes t17[8..16]
+// CHECK:     task 50 matvec_residual#6[5] wait c11 signal c12,c26 bytes 2368 flops 2048 reads t9[40..48, 0..128], t15[40..48], t16[0..128] writes t17[40..48]
+// CHECK:     task 54 qkv_rope_append#7[1, 0] wait c12 signal c14 bytes 2464 flops 2048 reads t17[0..64], t18[0..64], t19[16..32, 0..64] writes t26[16..32]
+// CHECK:     task 58 qkv_rope_append#7[5, 0] wait c12 signal c15,c16 bytes 2464 flops 2048 reads t17[0..64], t18[0..64], t19[80..96, 0..64] writes t20[1..2, 0..64, 0..16]
 // CHECK:     task 62 attention_partial#8[0, 0, 1] wait c13 signal c17 bytes 4200 flops 1024 reads t20[0..1, 0..64, 0..16], t21[0..1, 0..64, 0..16], t26[0..16] writes t27[1..2, 0..1], t28[1..2, 0..1], t29[1..2, 0..16]
 // CHECK:     task 66 attention_partial#8[1, 0, 1] wait c15 signal c19 bytes 4200 flops 1024 reads t20[1..2, 0..64, 0..16], t21[1..2, 0..64, 0..16], t26[32..48] writes t27[1..2, 2..3], t28[1..2, 2..3], t29[1..2, 32..48]
-// CHECK:     task 70 attention_combine#9[1] wait c18 signal c21 bytes 176 flops 64 reads t27[0..2, 1..2], t28[0..2, 1..2], t29[0..2, 16..32] writes t30[16..32]
-// CHECK:     task 74 matvec_residual#10[1] wait c21 signal c22 bytes 1184 flops 1024 reads t17[8..16], t22[8..16, 0..64], t30[0..64] writes t31[8..16]
-// CHECK:     task 78 matvec_residual#10[5] wait c21 signal c22 bytes 1184 flops 1024 reads t17[40..48], t22[40..48, 0..64], t30[0..64] writes t31[40..48]
-// CHECK:     task 82 rmsnorm_swiglu#11[1] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[16..32, 0..64], t31[0..64] writes t32[8..16]
-// CHECK:     task 86 rmsnorm_swiglu#11[5] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[80..96, 0..64], t31[0..64] writes t32[40..48]
-// CHECK:     task 90 rmsnorm_swiglu#11[9] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[144..160, 0..64], t31[0..64] writes t32[72..80]
-// CHECK:     task 94 rmsnorm_swiglu#11[13] wait c22 signal c23 bytes 2320 flops 2048 reads t23[0..64], t24[208..224, 0..64], t31[0..64] writes t32[104..112]
-// CHECK:     task 98 matvec_residual#12[1] wait c23 signal c24 bytes 2336 flops 2048 reads t25[8..16, 0..128], t31[8..16], t32[0..128] writes t33[8..16]
-// CHECK:     task 102 matvec_residual#12[5] wait c23 signal c24 bytes 2336 flops 2048 reads t25[40..48, 0..128], t31[40..48], t32[0..128] writes t33[40..48]
-// CHECK:     task 106 rmsnorm_lm_head_argmax#13[1] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[8..16, 0..64] writes t36[8..16], t37[1..2], t38[1..2]
-// CHECK:     task 110 rmsnorm_lm_head_argmax#13[5] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[40..48, 0..64] writes t36[40..48], t37[5..6], t38[5..6]
-// CHECK:     task 114 rmsnorm_lm_head_argmax#13[9] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[72..80, 0..64] writes t36[72..80], t37[9..10], t38[9..10]
-// CHECK:     task 118 rmsnorm_lm_head_argmax#13[13] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[104..112, 0..64] writes t36[104..112], t37[13..14], t38[13..14]
-// CHECK:     task 122 rmsnorm_lm_head_argmax#13[17] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[136..144, 0..64] writes t36[136..144], t37[17..18], t38[17..18]
-// CHECK:     task 126 rmsnorm_lm_head_argmax#13[21] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[168..176, 0..64] writes t36[168..176], t37[21..22], t38[21..22]
-// CHECK:     task 130 rmsnorm_lm_head_argmax#13[25] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[200..208, 0..64] writes t36[200..208], t37[25..26], t38[25..26]
-// CHECK:     task 134 rmsnorm_lm_head_argmax#13[29] wait c24 signal c25 bytes 1320 flops 1024 reads t33[0..64], t34[0..64], t35[232..240, 0..64] writes t36[232..240], t37[29..30], t38[29..30]
+// CHECK:     task 70 attention_combine#9[1] wait c18 signal c22 bytes 176 flops 64 reads t27[0..2, 1..2], t28[0..2, 1..2], t29[0..2, 16..32] writes t30[16..32]
+// CHECK:     task 73 matvec_residual#10[0] wait c21,c22 signal c28 bytes 1216 flops 1024 reads t17[0..8], t22[0..8, 0..64], t30[0..64] writes t31[0..8]
+// CHECK:     task 77 matvec_residual#10[4] wait c25,c22 signal c28 bytes 1216 flops 1024 reads t17[32..40], t22[32..40, 0..64], t30[0..64] writes t31[32..40]
+// CHECK:     task 81 rmsnorm_swiglu#11[0] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[0..16, 0..64], t31[0..64] writes t32[0..8]
+// CHECK:     task 85 rmsnorm_swiglu#11[4] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[64..80, 0..64], t31[0..64] writes t32[32..40]
+// CHECK:     task 89 rmsnorm_swiglu#11[8] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[128..144, 0..64], t31[0..64] writes t32[64..72]
+// CHECK:     task 93 rmsnorm_swiglu#11[12] wait c28 signal c29 bytes 2448 flops 2048 reads t23[0..64], t24[192..208, 0..64], t31[0..64] writes t32[96..104]
+// CHECK:     task 97 matvec_residual#12[0] wait c29 signal c30 bytes 2368 flops 2048 reads t25[0..8, 0..128], t31[0..8], t32[0..128] writes t33[0..8]
+// CHECK:     task 101 matvec_residual#12[4] wait c29 signal c30 bytes 2368 flops 2048 reads t25[32..40, 0..128], t31[32..40], t32[0..128] writes t33[32..40]
+// CHECK:     task 105 rmsnorm_lm_head_argmax#13[0] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[0..8, 0..64] writes t36[0..8], t37[0..1], t38[0..1]
+// CHECK:     task 109 rmsnorm_lm_head_argmax#13[4] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[32..40, 0..64] writes t36[32..40], t37[4..5], t38[4..5]
+// CHECK:     task 113 rmsnorm_lm_head_argmax#13[8] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[64..72, 0..64] writes t36[64..72], t37[8..9], t38[8..9]
+// CHECK:     task 117 rmsnorm_lm_head_argmax#13[12] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[96..104, 0..64] writes t36[96..104], t37[12..13], t38[12..13]
+// CHECK:     task 121 rmsnorm_lm_head_argmax#13[16] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[128..136, 0..64] writes t36[128..136], t37[16..17], t38[16..17]
+// CHECK:     task 125 rmsnorm_lm_head_argmax#13[20] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[160..168, 0..64] writes t36[160..168], t37[20..21], t38[20..21]
+// CHECK:     task 129 rmsnorm_lm_head_argmax#13[24] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[192..200, 0..64] writes t36[192..200], t37[24..25], t38[24..25]
+// CHECK:     task 133 rmsnorm_lm_head_argmax#13[28] wait c30 signal c31 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[224..232, 0..64] writes t36[224..232], t37[28..29], t38[28..29]
+// CHECK:     task 137 argmax_final#14[0] wait c31 bytes 136 flops 0 reads t37[0..32], t38[0..32] writes t39[]

@@ -118,7 +118,9 @@ std::vector<float> LlamaRef::rmsnorm(const std::vector<float>& x, const std::vec
     const float mean = ss / static_cast<float>(K);
     const float inv = 1.0f / std::sqrt(mean + cfg_.rms_eps);
     std::vector<float> y(K);
-    for (size_t k = 0; k < K; ++k) y[k] = r(g[k] * r(x[k] * inv));
+    // MkDsl: norm * (x * inv) in f32, not rounded (the matvecs take the f32 xn). HfBf16 (and
+    // transformers): (x * inv) rounded to bf16, times the bf16 gain, rounded.
+    for (size_t k = 0; k < K; ++k) y[k] = hb(g[k] * hb(x[k] * inv));
     return y;
 }
 
@@ -281,29 +283,33 @@ std::vector<float> LlamaRef::step(int token, int pos) {
             }
         }
 
-        // Output projection with the residual add: round the matvec, add in f32, round.
+        // Output projection with the residual add. MkDsl (std.linear's matvec_residual): residual
+        // + acc, all f32. HfBf16: round the matvec, add in f32, round.
         std::vector<float> o = matvec(L.o, D, H * Dh, attn);
         std::vector<float> hres(D);
-        for (int i = 0; i < D; ++i) hres[i] = r(x[i] + r(o[i]));
+        for (int i = 0; i < D; ++i) hres[i] = hb(x[i] + hb(o[i]));
 
-        // SwiGLU MLP: silu(bf16 gate) in f32, rounded; times bf16 up, rounded; down + residual.
+        // SwiGLU MLP. MkDsl (std.mlp's rmsnorm_swiglu): silu(gate) in f32 on the f32 gate, times
+        // the f32 up, rounded to bf16 once (the down matvec's x is a bf16 tensor). HfBf16: gate
+        // rounded, silu rounded, up rounded, product rounded.
         std::vector<float> hn = rmsnorm(hres, L.post_norm);
         std::vector<float> gate = matvec(L.gate, c.ffn, D, hn);
         std::vector<float> up = matvec(L.up, c.ffn, D, hn);
         std::vector<float> act(c.ffn);
         for (int i = 0; i < c.ffn; ++i) {
-            const float gt = r(gate[i]);
-            const float si = r(gt / (1.0f + std::exp(-gt)));
-            act[i] = r(si * r(up[i]));
+            const float gt = hb(gate[i]);
+            const float si = hb(gt / (1.0f + std::exp(-gt)));
+            act[i] = r(si * hb(up[i]));
         }
         std::vector<float> dn = matvec(L.down, D, c.ffn, act);
-        for (int i = 0; i < D; ++i) x[i] = r(hres[i] + r(dn[i]));
+        for (int i = 0; i < D; ++i) x[i] = hb(hres[i] + hb(dn[i]));
     }
 
-    // Head: final RMSNorm, LM head, logits rounded to bf16 (except in F32) and widened.
+    // Head: final RMSNorm, LM head. MkDsl and F32: the f32 accumulators are the logits; HfBf16:
+    // rounded to bf16 and widened.
     std::vector<float> xn = rmsnorm(x, final_norm_);
     std::vector<float> logits = matvec(lm_head_, c.vocab, D, xn);
-    for (float& e : logits) e = r(e);
+    for (float& e : logits) e = hb(e);
     return logits;
 }
 
@@ -569,16 +575,21 @@ void selftest_random() {
     for (int i = 0; i < steps; ++i) {
         auto a = mk.step(toks[i], i), b = f32.step(toks[i], i), h = hf.step(toks[i], i);
         first.push_back(a);
-        bool all_bf16 = true;
-        for (float x : a) all_bf16 &= mkref::bf16_round(x) == x;
-        if (!all_bf16) expect(false, "MkDsl logits are bf16 values");
+        // MkDsl logits are the f32 accumulators (not rounded); HfBf16's are bf16 values.
+        int mk_bf16 = 0;
+        bool hf_bf16 = true;
+        for (float x : a) mk_bf16 += mkref::bf16_round(x) == x;
+        for (float x : h) hf_bf16 &= mkref::bf16_round(x) == x;
+        if (mk_bf16 == int(a.size())) expect(false, "MkDsl logits are f32, not all bf16 values");
+        if (!hf_bf16) expect(false, "HfBf16 logits are bf16 values");
         const double e1 = mkref::rel_l2(a, b), e2 = mkref::rel_l2(h, a);
         worst_mk = std::max(worst_mk, e1);
         worst_hf = std::max(worst_hf, e2);
         std::printf("  random step %d: rel_l2(MkDsl, F32) = %.3e, rel_l2(HfBf16, MkDsl) = %.3e, argmax %d/%d\n", i, e1,
                     e2, mkref::argmax(a), mkref::argmax(b));
     }
-    expect(worst_mk > 0 && worst_mk < 0.05, "MkDsl within 5% of F32 on random weights");
+    // Measured (seed 1234): MkDsl vs F32 worst 3.1e-3, HfBf16 vs MkDsl worst 1.0e-2.
+    expect(worst_mk > 0 && worst_mk < 1e-2, "MkDsl within 1e-2 of F32 on random weights");
     expect(worst_hf < 0.05, "HfBf16 within 5% of MkDsl on random weights");
     mk.reset();
     bool same = true;
@@ -603,7 +614,8 @@ void selftest_random() {
     expect(z1.step(toks[0], 0) == z2.step(toks[0], 0), "pos 0: output independent of q and k");
 
     // Summation order (k_chunk, split-K attention): in F32 it changes only rounding noise; in MkDsl
-    // it may move a bf16 rounding now and then. All 64 positions, so every split case is hit.
+    // it may move a bf16 rounding (q/k/v, attention output, the MLP product) now and then
+    // (measured worst 8.4e-4). All 64 positions, so every split case is hit.
     for (auto [ns, ac] : {std::pair{2, 16}, std::pair{4, 8}, std::pair{1, 64}}) {
         mkref::Config cs = c;
         cs.k_chunk = 32;
@@ -623,7 +635,7 @@ void selftest_random() {
         std::printf("  order k_chunk 32, splits %d, chunk %2d: F32 worst %.2e; MkDsl worst %.2e, %d/%d steps "
                     "bit-identical to plain order\n", ns, ac, worst32, worstmk, exact, c.max_seq);
         expect(worst32 < 1e-5, "F32: split-K attention and chunked matvecs agree with the plain order");
-        expect(worstmk < 2e-2, "MkDsl: summation order moves logits by < 2e-2");
+        expect(worstmk < 5e-3, "MkDsl: summation order moves logits by < 5e-3");
     }
 
     bool threw = false;
@@ -712,11 +724,14 @@ void selftest_hf(const std::string& dir) {
     expect(fs_f.worst < 1e-5, "F32 mode in the tiny model's summation order matches transformers float32");
     (void)ms_b;
     const Summary f_b = compare("F32 vs HF bf16", f32, toks, gold_bf, c.vocab, false);
-    (void)f_b;
-    (void)m_f;
-    // Bounds set from the measured values (see tests/data/README.md), with margin.
+    // Bounds set from the measured values (see tests/data/README.md), with margin: MkDsl is 2.97e-3
+    // from transformers float32 and 1.05e-2 from its bf16 run; that bf16 run is itself 1.06e-2 from
+    // float32.
     expect(f_f.worst < 1e-5 && f_f.agree == int(toks.size()), "F32 mode matches transformers float32 (rel_l2 < 1e-5)");
     expect(m_b.worst < 2e-2, "MkDsl mode within 2e-2 of transformers bf16 (different rounding points)");
+    expect(m_f.worst < 5e-3 && m_f.agree == int(toks.size()),
+           "MkDsl mode within 5e-3 of transformers float32, same argmax on every step");
+    expect(m_f.worst < f_b.worst, "MkDsl is closer to transformers float32 than transformers' own bf16 run is");
     expect(h_b.worst < m_b.worst, "HfBf16 emulation is closer to transformers bf16 than MkDsl");
 }
 

@@ -3,18 +3,24 @@
 // mkdsl CPU interpreter. Plain loops, no code shared with the compiler.
 //
 // Numerics modes:
-//   Numerics::MkDsl  rounds to bf16 exactly where the stdlib .mk ops (stdlib/{norm,rope,attention,
-//                    mlp,linear,sampling}.mk) round: RMSNorm as transformers (x.float(),
-//                    rsqrt(mean(x^2) + eps), round to bf16, times the bf16 gain, round); matvecs
-//                    accumulate in f32 and round to bf16; RoPE in f32 on the bf16 q/k, rounded once;
-//                    attention scores and softmax in f32, output rounded to bf16 once; residual adds
-//                    of two bf16 values rounded to bf16; silu(bf16 gate) in f32 rounded to bf16, times
-//                    bf16 up, rounded; logits rounded to bf16 and widened to f32. KV cache in bf16.
+//   Numerics::MkDsl  rounds to bf16 exactly where the stdlib .mk ops (stdlib/{embed,rope,attention,
+//                    mlp,linear,sampling}.mk, as used by stdlib/llama.mk) round, and nowhere else:
+//                    the residual stream is f32 (the bf16 embedding row, exact; residual adds
+//                    residual + acc in f32, not rounded); RMSNorm in f32 and not rounded
+//                    (gain * (x * rsqrt(mean(x^2) + eps))); the matvecs multiply the bf16 weights by
+//                    that f32 vector, accumulating in f32; q/k/v rounded to bf16, RoPE in f32 on
+//                    them, rounded once; KV cache in bf16; attention scores and softmax in f32,
+//                    output rounded to bf16 once; o_proj and down added to the residual unrounded;
+//                    silu(gate) * up in f32 on the f32 accumulators, rounded to bf16 once (the down
+//                    projection's input); logits the f32 accumulators, not rounded.
 //                    This is what the interpreter of examples/llama_tiny.mk must match.
 //   Numerics::F32    everything in f32 (weights taken as given), for sanity checks; matches
 //                    transformers run in float32.
-//   Numerics::HfBf16 like MkDsl except where transformers' eager bf16 path rounds differently:
-//                    cos/sin rounded to bf16 and the rotation done as bf16 products and a bf16 sum;
+//   Numerics::HfBf16 transformers' eager bf16 path: every activation a bf16 tensor. RMSNorm
+//                    x.float() * rsqrt(mean(x^2) + eps), rounded, times the bf16 gain, rounded;
+//                    matvecs accumulate in f32 and round; residual adds of two bf16 values rounded;
+//                    silu(bf16 gate) rounded, times bf16 up, rounded; logits rounded to bf16 and
+//                    widened. q/k/v rounded, KV cache in bf16 as MkDsl; cos/sin rounded to bf16 and the rotation done as bf16 products and a bf16 sum;
 //                    q.k rounded to bf16 then scaled in bf16, softmax in f32 rounded to bf16
 //                    probabilities, p.V accumulated in f32 and rounded. Only for explaining the gap
 //                    between MkDsl and transformers' bf16 logits; not a test target.
@@ -109,7 +115,10 @@ private:
     struct Layer {
         std::vector<float> in_norm, q, k, v, o, post_norm, gate, up, down;
     };
+    // r: rounded to bf16 in MkDsl and HfBf16 (where both round); hb: only in HfBf16 (where
+    // transformers' bf16 path rounds and the stdlib keeps f32).
     float r(float x) const { return mode_ == Numerics::F32 ? x : bf16_round(x); }
+    float hb(float x) const { return mode_ == Numerics::HfBf16 ? bf16_round(x) : x; }
     std::vector<float> rmsnorm(const std::vector<float>& x, const std::vector<float>& g) const;
     std::vector<float> matvec(const std::vector<float>& w, int rows, int cols,
                               const std::vector<float>& x) const;  // f32 accumulation, not rounded

@@ -1,5 +1,5 @@
 // std.mlp + std.linear: the SwiGLU MLP (interleaved gate/up weight) and the down projection
-// with its residual.
+// with its residual (x, the f32 residual stream from std.embed, feeds both).
 import std.embed;
 import std.mlp;
 import std.linear;
@@ -18,7 +18,7 @@ weight gate_up: bf16[2 * ffn, hidden] interleave(8) = [
 ];
 weight down: bf16[hidden, ffn] tiled(8, ffn) = "model.layers.0.mlp.down_proj.weight";
 
-step decode(token: i32) -> (y: bf16[hidden]) {
+step decode(token: i32) -> (y: f32[hidden]) {
     let x = embed(table, token, C = 64);
     let act = rmsnorm_swiglu(gate_up, norm, x, C = 32);
     let y = matvec_residual(down, act, x, C = 64);
