@@ -15,15 +15,17 @@
 #   depth-2, depth-4, depth-8   diagnostic (INFO, not gated): the 1B shapes with fewer layers
 #   memcheck, synccheck, racecheck   compute-sanitizer on the tiny model (the 24 golden steps)
 #   memcheck-llama-3.2-1b   extra (INFO, not gated): memcheck on the 1B kernel, 3 steps
-#   benchmark      (issue 6) not yet: SKIP
+#   benchmark      (issue 6) scripts/bench.py: copy bandwidth, mkdsl vs torch eager / torch.compile step time
+#                  at BENCH_CONTEXTS (default "512 4096"); FAIL without running when a parity check failed
 # Output in $OUT (at most 8 files come back from the device tool): summary.md (the PASS/FAIL table),
 # gpu-check.log (this console), results.tar.gz (every log, parity.json/.md, the tiny logits), and
-# the parity JSONs. Exit status 0 when every check passed (SKIP and INFO rows allowed), 1 otherwise.
+# the parity JSONs, bench.json and bench.md. Exit status 0 when every check passed (SKIP and INFO rows allowed), 1 otherwise.
 #
 # Environment: OUT (default ./build-gpu-check), GPU_DIR (default build-gpu), WORK (default
 # /tmp/mkdsl-gpu-check), GPU_CHECK_BUDGET_S (default 440: the checks' own time budget; later
 # checks get what is left), SEED_TINY (0), SEED_1B (1), STEPS (64), PROMPT (16), CHECKS (a
-# space-separated subset of the names above to run, e.g. CHECKS="parity-tiny memcheck"; default all).
+# space-separated subset of the names above to run, e.g. CHECKS="parity-tiny memcheck"; default all),
+# BENCH_CONTEXTS ("512 4096").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -191,13 +193,34 @@ sanitize racecheck racecheck 180 PASS "${TINY_ARGS[@]}"
 sanitize memcheck-llama-3.2-1b memcheck 120 INFO --ptx "$G/llama1b.ptx" --random-weights 7 --tokens 1,2,3
 
 # ---- BENCHMARK (issue 6) --------------------------------------------------------------------------
-# >>> Add the benchmark here. It runs after the parity checks above, in this same device call, and
-# >>> must not run (record FAIL) when any parity check failed: correctness first. It should record
-# >>> one `record benchmark PASS|FAIL SECONDS "DETAIL"` row, write its JSON under $W (one object per
-# >>> (model, context): model, context, step_bytes, copy_tbps, mkdsl_us, mkdsl_p99_us,
-# >>> torch_compile_us, torch_eager_us, pct_of_copy_bw, speedup_vs_torch_compile, parity_ok) and
-# >>> copy it to $OUT. Until then:
-want benchmark && record benchmark SKIP 0 "issue 6: not implemented yet"
+# scripts/bench.py on the Llama-3.2-1B kernel: copy bandwidth, mkdsl's decode step time (mkrt-run's
+# CUDA events) and the same model in PyTorch (eager; torch.compile max-autotune-no-cudagraphs in a
+# CUDA graph), at each of BENCH_CONTEXTS (default "512 4096"). Correctness first: not run (FAIL)
+# when a parity check of this run failed; when parity-llama-3.2-1b ran, its parity.json is the
+# benchmark's parity_ok, else bench.py runs a short parity itself (16 steps vs transformers f32).
+# PASS means: parity ok and an mkdsl time for every context (the issue-6 speed targets are reported
+# in the detail and bench.json, not gated here). JSON and table: $W/bench/bench.{json,md}, copied to $OUT.
+if want benchmark; then
+  bad_parity=""
+  for i in "${!NAMES[@]}"; do
+    case "${NAMES[$i]}" in golden-tiny|parity-*) [ "${RESULTS[$i]}" = FAIL ] && bad_parity="$bad_parity ${NAMES[$i]}";; esac
+  done
+  if [ -n "$bad_parity" ]; then
+    record benchmark FAIL 0 "not run: parity failed in this run ($bad_parity)"
+  elif [ "$(left)" -lt 60 ]; then
+    record benchmark FAIL 0 "not run: the time budget is spent"
+  else
+    BLIM=$(cap 540)
+    PJ=(); [ -f "$W/parity-llama-3.2-1b/parity.json" ] && PJ=(--parity-json "$W/parity-llama-3.2-1b/parity.json")
+    run benchmark "$BLIM" python3 scripts/bench.py --meta "$G/llama1b.meta.json" --ptx "$G/llama1b.ptx" \
+      --mkrt "$G/mkrt-run" --out "$W/bench" --contexts ${BENCH_CONTEXTS:-512 4096} --seed "$SEED_1B" \
+      --name llama-3.2-1b --work "$W/bench-tmp" --deadline-s $((BLIM - 25)) "${PJ[@]}"
+    rm -rf "$W/bench-tmp"
+    D=$(last_line '^BENCH' "$W/logs/benchmark.log")
+    [ $RC -eq 0 ] && record benchmark PASS "$ELAPSED" "$D" || record benchmark FAIL "$ELAPSED" "exit $RC: ${D:-see logs/benchmark.log}"
+    cp "$W/bench/bench.json" "$W/bench/bench.md" "$OUT/" 2>/dev/null
+  fi
+fi
 # <<< end of the benchmark section
 
 # ---- summary ------------------------------------------------------------------------------------------
