@@ -75,19 +75,7 @@ GOLDEN_BF16_GATE = 2e-2     # tests/e2e's bound against the bf16 golden
 # model measured 8.7e-4; a real bug, a missing wait or a wrong tile, is orders larger).
 CPU_GATE = 5e-3
 
-# As scripts/make_hf_golden.py (chosen for the tiny config).
-INIT_STD = {
-    "embed_tokens": 1.0,
-    "q_proj": 0.15,
-    "k_proj": 0.15,
-    "v_proj": 0.1,
-    "o_proj": 0.1,
-    "gate_proj": 0.1,
-    "up_proj": 0.1,
-    "down_proj": 0.1,
-    "lm_head": 0.2,
-}
-NORM_STD = 0.1
+from hf_init import INIT_STD, NORM_STD  # noqa: E402 (scripts/ is on sys.path when run)
 # Fan-in (columns) of each projection in the tiny config INIT_STD was chosen for: hidden 64,
 # heads * head_dim 64, ffn 128. A model with fan-in F gets std * sqrt(TINY_FAN_IN / F).
 TINY_FAN_IN = {"q_proj": 64, "k_proj": 64, "v_proj": 64, "o_proj": 64, "gate_proj": 64,
