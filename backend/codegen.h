@@ -82,6 +82,11 @@ void emitIf(Builder& b, llvm::Function* fn, llvm::Value* cond, const std::functi
 void emitLoop(Builder& b, llvm::Function* fn, llvm::Value* lo, llvm::Value* hi, llvm::Value* step,
               const std::function<void(llvm::Value*)>& body, int unroll = 0);
 llvm::Value* smemPtr(const TaskEnv& env, llvm::Value* byteOffset);  // byteOffset: i32
+// How an element of dtype `t` is stored (i16 for bf16/f16, i8 for bool), and its value once
+// loaded: f32 for float dtypes, i32 for i32 and bool (the tile lowering's representation).
+llvm::Type* storageType(Builder& b, DType t);
+llvm::Value* widenStorage(Builder& b, DType t, llvm::Value* raw);
+llvm::Value* loadStorage(Builder& b, DType t, llvm::Value* ptr);
 // A bounded wait: loops until `poll(seen)` (emitted in the loop; it sets `seen` to the value it
 // observed) is true. Past the timeout, or once another block has failed, it records (kind,
 // counter, expected, seen) in the error buffer (the first failure of the launch wins) and gives

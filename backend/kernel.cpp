@@ -344,25 +344,18 @@ class KernelBuilder {
           a.params.push_back(arenaPtr());
           continue;
         }
-        V x = nullptr;
-        switch (v.scalarKinds[p]) {
-          case ir::ScalarArg::Const: x = b.CreateTrunc(word, i32); break;
-          case ir::ScalarArg::Input: x = b.CreateLoad(i32, b.CreateGEP(i32, argInputs, b.CreateTrunc(word, i32))); break;
-          case ir::ScalarArg::Tensor: {
-            DType sd = v.scalarTensorDtypes[p];
-            V ptr = arenaPtr();
-            if (sd == DType::BF16) x = b.CreateShl(b.CreateZExt(b.CreateLoad(b.getInt16Ty(), ptr), i32), b.getInt32(16));
-            else if (sd == DType::F16) x = b.CreateBitCast(b.CreateFPExt(b.CreateBitCast(b.CreateLoad(b.getInt16Ty(), ptr), b.getHalfTy()), b.getFloatTy()), i32);
-            else if (sd == DType::Bool) x = b.CreateZExt(b.CreateICmpNE(b.CreateLoad(b.getInt8Ty(), ptr), b.getInt8(0)), i32);
-            else x = b.CreateLoad(i32, ptr);
-            // The bits of a float tensor become the parameter's dtype below like any other value.
-            if (isFloat(sd) != isFloat(par.dtype)) {
-              if (isFloat(sd)) x = target_.floatToInt(b, b.CreateBitCast(x, b.getFloatTy()));
-              else x = b.CreateBitCast(b.CreateSIToFP(x, b.getFloatTy()), i32);
-            }
-            break;
-          }
+        if (v.scalarKinds[p] == ir::ScalarArg::Tensor) {
+          // A rank-0 tensor's value, converted to the parameter's kind of number.
+          DType sd = v.scalarTensorDtypes[p];
+          V x = loadStorage(b, sd, arenaPtr());
+          if (isFloat(sd) && !isFloat(par.dtype)) x = target_.floatToInt(b, x);
+          else if (!isFloat(sd) && isFloat(par.dtype)) x = b.CreateSIToFP(x, b.getFloatTy());
+          a.params.push_back(x);
+          continue;
         }
+        // Constants and step inputs arrive as 32 bits (a float's bits for float parameters).
+        V x = v.scalarKinds[p] == ir::ScalarArg::Const ? b.CreateTrunc(word, i32)
+                                                       : b.CreateLoad(i32, b.CreateGEP(i32, argInputs, b.CreateTrunc(word, i32)));
         a.params.push_back(isFloat(par.dtype) ? b.CreateBitCast(x, b.getFloatTy()) : x);
       }
       for (size_t d = 0; d < v.func->taskGrid.size(); ++d)

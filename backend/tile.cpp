@@ -170,9 +170,10 @@ bool containsStreamed(const ir::Block& block, const std::set<const Expr*>& strea
   return false;
 }
 
-int64_t regionElements(const Expr& e) {
+// Elements of a region, a dimension of length 0 (a single index) counting as 1.
+int64_t regionElements(const std::vector<ir::RegionDim>& region) {
   int64_t n = 1;
-  for (const auto& r : e.region) n *= std::max<int64_t>(r.length, 1);
+  for (const auto& r : region) n *= std::max<int64_t>(r.length, 1);
   return n;
 }
 
@@ -199,7 +200,7 @@ void planStreaming(Variant& v, int64_t maxSlotBytes) {
       // Every row starts 16-byte aligned (arenas are; offsets are multiples of 16 bytes).
       if ((st.multipleOf(*r.start) * strides[d] * eb) % 16 != 0) return;
     }
-    const int64_t bytes = regionElements(*e) * eb;
+    const int64_t bytes = regionElements(e->region) * eb;
     if (bytes > maxSlotBytes) return;
     v.streamed.insert(e);
     v.largestStreamedBytes = std::max(v.largestStreamedBytes, bytes);
@@ -266,6 +267,27 @@ void emitLoop(Builder& b, llvm::Function* fn, V lo, V hi, V step, const std::fun
   }
   b.SetInsertPoint(exit);
 }
+
+llvm::Type* storageType(Builder& b, DType t) {
+  switch (t) {
+    case DType::BF16: case DType::F16: return b.getInt16Ty();
+    case DType::F32: return b.getFloatTy();
+    case DType::I32: return b.getInt32Ty();
+    case DType::Bool: return b.getInt8Ty();
+  }
+  return b.getInt32Ty();
+}
+
+V widenStorage(Builder& b, DType t, V raw) {
+  switch (t) {
+    case DType::BF16: return b.CreateBitCast(b.CreateShl(b.CreateZExt(raw, b.getInt32Ty()), b.getInt32(16)), b.getFloatTy());
+    case DType::F16: return b.CreateFPExt(b.CreateBitCast(raw, b.getHalfTy()), b.getFloatTy());
+    case DType::Bool: return b.CreateZExt(b.CreateICmpNE(raw, b.getInt8(0)), b.getInt32Ty());
+    default: return raw;
+  }
+}
+
+V loadStorage(Builder& b, DType t, V ptr) { return widenStorage(b, t, b.CreateLoad(storageType(b, t), ptr)); }
 
 V smemPtr(const TaskEnv& env, V byteOffset) {
   return env.b->CreateGEP(env.b->getInt8Ty(), env.smem, byteOffset);
@@ -512,25 +534,8 @@ class TileGen {
   }
 
   // --- Memory -------------------------------------------------------------------------------
-  llvm::Type* storageType(DType t) {
-    switch (t) {
-      case DType::BF16: case DType::F16: return b_.getInt16Ty();
-      case DType::F32: return f32();
-      case DType::I32: return i32();
-      case DType::Bool: return b_.getInt8Ty();
-    }
-    return i32();
-  }
-
-  V loadStorage(DType t, V ptr) {
-    V raw = b_.CreateLoad(storageType(t), ptr);
-    switch (t) {
-      case DType::BF16: return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(raw, i32()), ci(16)), f32());
-      case DType::F16: return b_.CreateFPExt(b_.CreateBitCast(raw, b_.getHalfTy()), f32());
-      case DType::Bool: return b_.CreateZExt(b_.CreateICmpNE(raw, b_.getInt8(0)), i32());
-      default: return raw;
-    }
-  }
+  llvm::Type* storageType(DType t) { return backend::storageType(b_, t); }
+  V loadStorage(DType t, V ptr) { return backend::loadStorage(b_, t, ptr); }
 
   void storeStorage(DType t, V ptr, V x) {  // x: the repr of a value of dtype t
     switch (t) {
@@ -955,10 +960,7 @@ class TileGen {
         continue;
       }
       V lo = b_.CreateTrunc(word, b_.getInt16Ty()), hi = b_.CreateTrunc(b_.CreateLShr(word, ci(16)), b_.getInt16Ty());
-      for (V h : {lo, hi}) {
-        if (a.storage == DType::BF16) out.push_back(b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(h, i32()), ci(16)), f32()));
-        else out.push_back(b_.CreateFPExt(b_.CreateBitCast(h, b_.getHalfTy()), f32()));
-      }
+      for (V h : {lo, hi}) out.push_back(widenStorage(b_, a.storage, h));
     }
     return out;
   }
@@ -1209,8 +1211,7 @@ class TileGen {
         if (!s.value) unsupported("a store without a value");
         const ir::Tensor& t = tensorOf(s.tensor);
         std::vector<V> st = starts(s.region);
-        int64_t n = 1;
-        for (const auto& r : s.region) n *= std::max<int64_t>(r.length, 1);
+        const int64_t n = regionElements(s.region);
         const Expr& val = *s.value;
         auto put = [&](V i) {
           V x = convert(val.dtype, t.dtype, elem(val, val.shape.empty() ? ci(0) : i));
@@ -1288,7 +1289,7 @@ class TileGen {
     const ir::Tensor& t = tensorOf(load.index);
     const int64_t eb = dtypeBytes(t.dtype);
     const int64_t rowBytes = load.region.back().length * eb;
-    const int64_t rows = regionElements(load) / load.region.back().length;
+    const int64_t rows = regionElements(load.region) / load.region.back().length;
     const int64_t bytes = rows * rowBytes;
     V lane = env_.tid;  // the loader's lanes count from 0
     V seq = b_.CreateLoad(i32(), env_.seq);
