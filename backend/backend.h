@@ -26,6 +26,7 @@ bool isKnownArch(const std::string& arch);
 //   inputs:  u32[inputs] the step's scalar inputs in declaration order (f32 inputs as their bits)
 //   epoch:   u32, 1 for the first step, +1 per step (counters are never reset)
 //   timeout: u64, nanoseconds a wait may spin before the kernel records an error and exits
+//   trace:   (only when built with Options::trace) u64[traceRecords * 4], see TraceWord
 struct LaunchInfo {
   std::string entry = "mk_step";
   std::string arch;               // sm_90a, ...
@@ -38,6 +39,7 @@ struct LaunchInfo {
   int64_t dynamicSmemBytes = 0;   // to pass at launch (and to cuFuncSetAttribute above 48 KiB)
   int64_t syncCounters = 0;
   int errorWords = 8;
+  int64_t traceRecords = 0;       // one per queue entry when traced, else 0 (no trace parameter)
   std::vector<std::string> params;  // the parameter names above, in order
 };
 
@@ -46,10 +48,22 @@ enum ErrorWord { ErrFlag = 0, ErrSm, ErrTask, ErrCounter, ErrExpected, ErrSeen, 
 // ErrKind values: what the failing wait waited for.
 enum ErrorKind { ErrCounterWait = 1, ErrRingFull = 2, ErrRingEmpty = 3 };
 
+// A traced kernel's record of one queue entry (SM 0's entries first, in queue order), written by
+// the entry's first compute thread on every step: four u64 words, times from the GPU's
+// nanosecond global timer.
+enum TraceWord {
+  TraceStart = 0,  // the task's record was read, before its waits
+  TraceReady,      // its waits were done (all compute threads past the barrier after them)
+  TraceEnd,        // its body was done and its signals issued
+  TraceWhere,      // (node << 32) | sm
+  TraceWords
+};
 struct Options {
   std::string arch = "sm_90a";
   // Test-only fault injection: task `dropSignalOfTask` signals nothing, so its consumers time out.
   std::optional<int> dropSignalOfTask;
+  // Record when each task starts, is ready and ends (TraceWord). Off: no trace code at all.
+  bool trace = false;
 };
 
 struct Artifact {

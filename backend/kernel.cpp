@@ -258,13 +258,18 @@ class KernelBuilder {
     // The entry.
     auto* gptr = llvm::PointerType::get(c, target_.globalSpace());
     std::vector<llvm::Type*> params{gptr, gptr, gptr, gptr, gptr, gptr, i32, llvm::Type::getInt64Ty(c)};
+    std::vector<std::string> paramNames{"weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"};
+    if (opt_.trace) {
+      params.push_back(gptr);
+      paramNames.push_back("trace");
+    }
     auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c), params, false);
     auto* fn = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, "mk_step", m);
-    const char* names[] = {"weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"};
-    for (unsigned i = 0; i < 8; ++i) {
-      fn->getArg(i)->setName(names[i]);
-      if (i < 6) fn->addParamAttr(i, llvm::Attribute::NoAlias);
+    for (unsigned i = 0; i < params.size(); ++i) {
+      fn->getArg(i)->setName(paramNames[i]);
+      if (i < 6 || i >= 8) fn->addParamAttr(i, llvm::Attribute::NoAlias);
     }
+    V argTrace = opt_.trace ? fn->getArg(8) : nullptr;
     target_.markKernel(fn, blockSize);
     V argWeights = fn->getArg(0), argState = fn->getArg(1), argActs = fn->getArg(2), argSync = fn->getArg(3),
       argError = fn->getArg(4), argInputs = fn->getArg(5), argEpoch = fn->getArg(6), argTimeout = fn->getArg(7);
@@ -401,6 +406,17 @@ class KernelBuilder {
         env.taskId = word(0);
         V node = word(1);
         V waitBegin = word(8), waitEnd = word(9), sigBegin = word(10), sigEnd = word(11);
+        // Traced: thread 0 stamps the entry's TraceWord record (it is the thread that waits and
+        // signals, so its stamps bracket exactly those).
+        auto stamp = [&](TraceWord w, V value) {
+          if (!argTrace) return;
+          V at = b.CreateAdd(b.CreateMul(b.CreateZExt(i, b.getInt64Ty()), b.getInt64(TraceWords)), b.getInt64(w));
+          b.CreateStore(value, b.CreateGEP(b.getInt64Ty(), argTrace, at));
+        };
+        auto stampNow = [&](TraceWord w) {
+          if (argTrace) when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] { stamp(w, target_.globalTimerNs(b)); });
+        };
+        stampNow(TraceStart);
         when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
           loop(waitBegin, waitEnd, [&](V w) {
             when(b.CreateICmpEQ(b.CreateLoad(i32, abortPtr), b.getInt32(0)), [&] {
@@ -420,11 +436,17 @@ class KernelBuilder {
         auto* go = block("task.run");
         b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i32, abortPtr), b.getInt32(0)), exitBlock, go);
         b.SetInsertPoint(go);
+        stampNow(TraceReady);
         dispatch(node, rec, Side::Compute);
         // Every thread's stores are done (the barrier orders them before thread 0's release).
         target_.barrier(b, 1, T);
         when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
           loop(sigBegin, sigEnd, [&](V s) { target_.releaseAdd(b, b.CreateGEP(i32, argSync, u32At(gSignals, s)), b.getInt32(1)); });
+          if (argTrace) {
+            stamp(TraceEnd, target_.globalTimerNs(b));
+            stamp(TraceWhere, b.CreateOr(b.CreateShl(b.CreateZExt(node, b.getInt64Ty()), b.getInt64(32)),
+                                         b.CreateZExt(sm, b.getInt64Ty())));
+          }
         });
       });
       b.CreateBr(exitBlock);
@@ -481,7 +503,8 @@ class KernelBuilder {
     L.ringSlotBytes = ring ? slotBytes : 0;
     L.dynamicSmemBytes = ring ? base + slots * slotBytes : tilesEnd;
     L.syncCounters = int64_t(mk_.counters.size());
-    L.params = {"weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"};
+    L.params = paramNames;
+    L.traceRecords = opt_.trace ? int64_t(tasks.size() / kTaskWords) : 0;
     return out;
   }
 

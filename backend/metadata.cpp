@@ -152,6 +152,22 @@ std::string metadataJson(const ir::Megakernel& kernel, const LaunchInfo& launch)
           return "{\"name\": " + jsonQuote(in.name) + ", \"dtype\": " + jsonQuote(dtypeName(in.dtype)) +
                  ", \"tensor\": " + tensorName(in.tensor) + ", \"bound\": " + (bound < 0 ? "null" : num(bound)) + "}";
         }));
+  if (launch.traceRecords > 0) {
+    // What the trace's records point at: per node, its op, task count and estimated bytes.
+    std::vector<int64_t> tasks(g.nodes.size(), 0), bytes(g.nodes.size(), 0);
+    for (const ir::Task& t : kernel.tasks)
+      if (t.node >= 0 && size_t(t.node) < g.nodes.size()) ++tasks[size_t(t.node)], bytes[size_t(t.node)] += t.bytes;
+    std::string nodes;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      // The op's name without its instantiation's arguments: "matvec_residual", not "matvec_residual<C=512, ...>".
+      const std::string full = g.nodes[i].func ? g.nodes[i].func->name : "";
+      const std::string op = full.substr(0, full.find('<'));
+      nodes += std::string(i ? ",\n      " : "\n      ") + "{\"name\": " + jsonQuote(op + "#" + num(int64_t(i))) +
+               ", \"op\": " + jsonQuote(op) + ", \"tasks\": " + num(tasks[i]) + ", \"bytes\": " + num(bytes[i]) + "}";
+    }
+    field("trace", "{\"records\": " + num(launch.traceRecords) + ", \"record_words\": " + num(TraceWords) +
+                       ", \"nodes\": [" + nodes + "\n    ]}");
+  }
   field("outputs", array(g.outputs, [&](const std::pair<std::string, int>& out) {
           return "{\"name\": " + jsonQuote(out.first) + ", \"tensor\": " + tensorName(out.second) + "}";
         }),

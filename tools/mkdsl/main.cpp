@@ -80,6 +80,8 @@ Options for build:
                                     defaults to the output's name with .meta.json for extension
   -v                                after building, print ptxas's registers, shared memory,
                                     spills and stack per kernel on stderr
+  --trace                           a kernel that records when each task starts, is ready and
+                                    ends (an extra `trace` parameter; see mkrt-run --trace)
 
 Options for run (and --gpu, --sms, --smem, --warp, --target as for build):
   --device cuda|cuda:N|cpu          compile to PTX in-process and run it on CUDA device 0 (or N),
@@ -164,6 +166,7 @@ std::optional<std::string> resolveBuildOutput(Args& a) {
     return "--emit=cubin needs -o FILE: a cubin is binary and never goes to standard output";
   if (!codegen && !a.metadata.empty()) return "--metadata goes with --emit=ptx, llvm or cubin";
   if (!codegen && a.verbose) return "-v goes with --emit=ptx, llvm or cubin";
+  if (!codegen && a.compile.backend.trace) return "--trace goes with --emit=ptx, llvm or cubin";
   if (!codegen && a.compile.backend.dropSignalOfTask) return "--test-drop-signal goes with --emit=ptx, llvm or cubin";
   if (!codegen) return std::nullopt;
   // The GPU's own architecture needs checking too: --gpu mi300x names gfx942.
@@ -269,6 +272,8 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
       } else if (cmd == "build" && is(arg, "--metadata")) {
         if (!value(i, "--metadata", v) || v.empty()) return "--metadata needs a file";
         a.metadata = v;
+      } else if (cmd == "build" && arg == "--trace") {
+        a.compile.backend.trace = true;
       } else if (cmd == "build" && arg == "-v") {
         a.verbose = true;
       } else if (cmd == "build" && is(arg, "--test-drop-signal")) {
