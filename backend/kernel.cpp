@@ -304,7 +304,8 @@ class KernelBuilder {
       loop(b.getInt32(0), ringSlots, [&](V s) {
         V off = b.CreateMul(s, b.getInt32(8));
         target_.mbarrierInit(b, smemAt(b.CreateAdd(b.getInt32(SmemLayout::kBarriers), off)), fullCount);
-        target_.mbarrierInit(b, smemAt(b.CreateAdd(b.getInt32(SmemLayout::kBarriers + SmemLayout::kMaxSlots * 8), off)), 1);
+        // Every compute warp frees a slot (tile.cpp, releaseSlots).
+        target_.mbarrierInit(b, smemAt(b.CreateAdd(b.getInt32(SmemLayout::kBarriers + SmemLayout::kMaxSlots * 8), off)), T / 32);
       });
       target_.mbarrierInitFence(b);
     });
@@ -482,8 +483,8 @@ class KernelBuilder {
     int slots = 0;
     if (ring && slotBytes > 0) {
       int64_t fit = (td.smemPerBlock - base) / slotBytes;
+      // Any count: the slot of use `seq` is seq % slots with slots a folded constant.
       slots = int(std::min<int64_t>(fit, SmemLayout::kMaxSlots));
-      while (slots & (slots - 1)) slots &= slots - 1;  // a power of two: slot = seq & (n - 1)
       if (slots < std::max(2, needSlots)) {
         out.ringRejected = true;
         return out;

@@ -39,6 +39,9 @@ class Target {
 
   // Barrier `id` among the first `threads` threads of the block (the compute threads).
   virtual void barrier(Builder& b, int id, int threads) const = 0;
+  // The lanes of the calling warp meet; their earlier shared-memory accesses are ordered before
+  // what any of them does next.
+  virtual void warpSync(Builder& b) const = 0;
   // Butterfly shuffle within a warp (all lanes active): the value of lane (lane ^ mask).
   virtual llvm::Value* shuffleXor(Builder& b, llvm::Value* v, int mask) const = 0;
 

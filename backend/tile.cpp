@@ -386,6 +386,8 @@ class TileGen {
 
  private:
   static int64_t align16(int64_t n) { return (n + 15) / 16 * 16; }
+  // Bytes of shared memory a coldot may use for its row groups' partial sums.
+  static constexpr int64_t kColdotScratch = 8192;
   llvm::LLVMContext& ctx() { return b_.getContext(); }
   llvm::Type* f32() { return b_.getFloatTy(); }
   llvm::Type* i32() { return b_.getInt32Ty(); }
@@ -965,6 +967,54 @@ class TileGen {
     return out;
   }
 
+  // y[M] = A[M, K] x[K] over the flat list of the matrix's 16-byte pieces: piece f = tid + j * T
+  // is row f / P, columns (f % P) * per .. (P pieces per row), so every thread has work even when
+  // rows are short (an attention chunk's 64-element key rows: 8 pieces). The lanes of a row's
+  // segment of a warp butterfly-sum, the segments' sums go to shared memory, each row adds its
+  // segments. False (nothing emitted) when the rows are not 16-byte pieces that tile a warp.
+  bool flatRowdot(const RowAccess& acc, int64_t M, int64_t K, const Expr& x, const std::function<void(V, V)>& put) {
+    if (!acc.base || !acc.vector) return false;
+    const int64_t per = acc.storage == DType::F32 || acc.storage == DType::I32 ? 4 : 8;
+    const int64_t pieces = K / per, total = M * pieces;
+    if (K % per != 0 || (pieces % 32 != 0 && 32 % pieces != 0)) return false;
+    const int64_t rounds = (total + T() - 1) / T();
+    if (rounds > 4) return false;  // long rows: the row-per-warp form keeps fewer sums live
+    const int64_t seg = std::min<int64_t>(pieces, 32);
+    TileRef part = allocTemp(total / seg, DType::F32);
+    V lane = b_.CreateURem(env_.tid, ci(32));
+    for (int64_t j = 0; j < rounds; ++j) {
+      V flat = b_.CreateAdd(env_.tid, ci(j * T()));
+      V in = b_.CreateICmpULT(flat, ci(total));
+      auto* sum = entryAlloca(f32());
+      b_.CreateStore(cf(0), sum);
+      when(in, [&] {
+        V row = b_.CreateUDiv(flat, ci(pieces));
+        V col = b_.CreateMul(b_.CreateURem(flat, ci(pieces)), ci(per));
+        std::vector<V> w = loadVector(acc, b_.CreateAdd(b_.CreateMul(b_.CreateZExt(row, b_.getInt64Ty()), b_.getInt64(uint64_t(acc.stride))),
+                                                        b_.CreateZExt(col, b_.getInt64Ty())));
+        V s = cf(0);
+        for (int64_t e = 0; e < per; ++e)
+          s = b_.CreateIntrinsic(llvm::Intrinsic::fma, {f32()},
+                                 {w[size_t(e)], convert(x.dtype, DType::F32, elem(x, b_.CreateAdd(col, ci(e)))), s});
+        b_.CreateStore(s, sum);
+      });
+      // Every lane shuffles (lanes past the end hold 0), so the warp stays converged.
+      V s = b_.CreateLoad(f32(), sum);
+      for (int mask = int(seg) / 2; mask >= 1; mask /= 2) s = b_.CreateFAdd(s, env_.target->shuffleXor(b_, s, mask));
+      when(b_.CreateAnd(in, b_.CreateICmpEQ(b_.CreateURem(lane, ci(seg)), ci(0))),
+           [&] { writeTile(part, b_.CreateUDiv(flat, ci(seg)), s); });
+    }
+    barrier();
+    const int64_t segsPerRow = pieces / seg;
+    forEachElement(M, [&](V m) {
+      V s = cf(0);
+      for (int64_t q = 0; q < segsPerRow; ++q) s = b_.CreateFAdd(s, readTile(part, b_.CreateAdd(b_.CreateMul(m, ci(segsPerRow)), ci(q))));
+      put(m, s);
+    });
+    barrier();
+    return true;
+  }
+
   // y[M] = A[M, K] x[K]: whole rows go to warps round-robin while every warp gets one; the
   // M % W rows left over are split across all W warps (W / left warps per row, partial sums in
   // shared memory), so no warp does much more than M / W rows. Lanes stride over a row with
@@ -985,9 +1035,10 @@ class TileGen {
       if (into) writeTile(out, m, b_.CreateFAdd(readTile(out, m), s));
       else writeTile(out, m, convert(DType::F32, e.dtype, s));
     };
-    TileRef partial = g > 1 ? allocTemp(left * g, DType::F32) : TileRef{};
     RowAccess acc = rowAccess(A, K);
     V lane = b_.CreateURem(env_.tid, ci(32)), warp = b_.CreateUDiv(env_.tid, ci(32));
+    if (flatRowdot(acc, M, K, x, put)) return out;
+    TileRef partial = g > 1 ? allocTemp(left * g, DType::F32) : TileRef{};
 
     // The sum over stripe `part` of `parts` of row m, in every lane of the warp.
     auto rowSum = [&](V m, V part, int parts) {
@@ -1049,13 +1100,247 @@ class TileGen {
     return out;
   }
 
-  // y[K] = A[M, K]^T x[M]: one thread per column, sequential fma over the rows.
+  // --- Streamed matvec loops ------------------------------------------------------------------
+  // `for k in .. by C { let xc = xn[k : +C]; acc += rowdot(load W[rows, k : +C], xc); ... }` with
+  // W streamed through the ring: each thread keeps its share of every rowdot's products in
+  // registers for the whole loop (flat 16-byte column f = tid + j * T of the [M, C] chunk, the
+  // same (row, column) pairs every iteration), each warp frees a ring slot as soon as it has read
+  // it, and the block reduces once after the loop. No barrier per iteration: warps run ahead
+  // within the ring, and the loader's copies overlap the compute of earlier chunks.
+  struct VectorSource {
+    const Expr* tile = nullptr;  // a tile local (f32 in shared memory) ...
+    const Expr* load = nullptr;  // ... or a load of a contiguous run of a float tensor
+    const Expr* start = nullptr; // the element the run starts at within the local (null: 0)
+  };
+  struct FusedRowdot {
+    const Stmt* stmt = nullptr;
+    const Expr* weights = nullptr;  // the streamed load
+    VectorSource x;
+    int64_t rows = 0, cols = 0, per = 0, vecsPerRow = 0, seg = 0;
+    int accumulators = 0;  // per thread
+  };
+
+  static const Expr* stripFloatCasts(const Expr* e) {
+    while (e && e->kind == ExprKind::Cast && e->dtype == DType::F32 && !e->operands.empty() && e->operands[0] &&
+           isFloat(e->operands[0]->dtype))
+      e = e->operands[0].get();
+    return e;
+  }
+
+  // Where the 1-D f32-representable operand `x` of length n can be read 16 bytes at a time.
+  std::optional<VectorSource> vectorSource(const Expr& x, const std::map<int, const Expr*>& aliases) {
+    const Expr* e = stripFloatCasts(&x);
+    if (!e || e->shape.size() != 1) return std::nullopt;
+    if (e->kind == ExprKind::Local) {
+      if (auto it = aliases.find(e->index); it != aliases.end()) e = it->second;
+      else return fn_.locals.at(size_t(e->index)).shape.size() == 1 ? std::optional(VectorSource{e, nullptr, nullptr}) : std::nullopt;
+    }
+    if (e->kind == ExprKind::Slice) {
+      const Expr* t = e->operands.empty() ? nullptr : e->operands[0].get();
+      if (!t || t->kind != ExprKind::Local || t->shape.size() != 1 || e->region.size() != 1 || !e->region[0].start ||
+          fn_.locals.at(size_t(t->index)).shape.size() != 1 || !isFloat(t->dtype))
+        return std::nullopt;
+      if (statics_.multipleOf(*e->region[0].start) % 4 != 0) return std::nullopt;  // f32: 16 bytes = 4
+      return VectorSource{t, nullptr, e->region[0].start.get()};
+    }
+    if (e->kind == ExprKind::Load) {
+      const ir::Tensor& t = tensorOf(e->index);
+      if (!isFloat(t.dtype) || e->dtype != t.dtype || e->region.size() != 1 || t.shape.size() != 1 || !e->region[0].start ||
+          t.layout.kind != Layout::RowMajor)
+        return std::nullopt;
+      if ((statics_.multipleOf(*e->region[0].start) * dtypeBytes(t.dtype)) % 16 != 0) return std::nullopt;
+      return VectorSource{nullptr, e, nullptr};
+    }
+    return std::nullopt;
+  }
+
+  // The loop's parts when it has the streamed-matvec shape above, else nullopt.
+  std::optional<std::vector<FusedRowdot>> fusedRowdots(const Stmt& loopStmt, std::map<int, const Expr*>& aliases) {
+    std::vector<FusedRowdot> parts;
+    int accumulators = 0;
+    for (const auto& st : loopStmt.body) {
+      if (st->kind == StmtKind::Let && st->value && st->value->kind == ExprKind::Slice &&
+          fn_.locals.at(size_t(st->slot)).shape.size() == 1) {
+        aliases[st->slot] = st->value.get();
+        continue;
+      }
+      if (!accumulatesRowdot(*st)) return std::nullopt;
+      const Expr& rd = *st->value;
+      const Expr* A = stripFloatCasts(rd.operands.size() == 2 ? rd.operands[0].get() : nullptr);
+      if (!A || A->kind != ExprKind::Load || !v_.streamed.count(A) || A->shape.size() != 2) return std::nullopt;
+      FusedRowdot f;
+      f.stmt = st.get();
+      f.weights = A;
+      f.rows = A->shape[0];
+      f.cols = A->shape[1];
+      const DType wt = tensorOf(A->index).dtype;
+      f.per = 16 / dtypeBytes(wt);
+      if (!isFloat(wt) || f.cols % f.per != 0) return std::nullopt;
+      f.vecsPerRow = f.cols / f.per;
+      if (f.vecsPerRow % 32 != 0 && 32 % f.vecsPerRow != 0) return std::nullopt;
+      f.seg = std::min<int64_t>(f.vecsPerRow, 32);
+      auto x = vectorSource(*rd.operands[1], aliases);
+      if (!x) return std::nullopt;
+      if (x->tile && !aliases.count(stripFloatCasts(rd.operands[1].get())->index) && !x->start &&
+          ir::elementCount(fn_.locals.at(size_t(x->tile->index)).shape) != f.cols)
+        return std::nullopt;
+      f.x = *x;
+      f.accumulators = int((f.rows * f.vecsPerRow + T() - 1) / T());
+      accumulators += f.accumulators;
+      parts.push_back(f);
+    }
+    // Past this many registers of partial sums the fused form would spill; the general path is slower but fits.
+    if (parts.empty() || accumulators > 24) return std::nullopt;
+    return parts;
+  }
+
+  // `per` consecutive elements from `base` (f32 in shared memory, or a float tensor's storage)
+  // at element offset `off`, as f32, in 16-byte loads.
+  std::vector<V> loadRun(V base, DType storage, V off /*i64*/, int64_t per) {
+    RowAccess a{base, storage, 0, true};
+    std::vector<V> out;
+    const int64_t perLoad = 16 / (storage == DType::F32 || storage == DType::I32 ? 4 : 2);
+    for (int64_t i = 0; i < per; i += perLoad) {
+      std::vector<V> w = loadVector(a, b_.CreateAdd(off, b_.getInt64(uint64_t(i))));
+      out.insert(out.end(), w.begin(), w.end());
+    }
+    return out;
+  }
+
+  bool fusedRowdotLoop(const Stmt& s) {
+    std::map<int, const Expr*> aliases;
+    auto parts = fusedRowdots(s, aliases);
+    if (!parts) return false;
+    V lane = b_.CreateURem(env_.tid, ci(32));
+    std::vector<std::vector<llvm::AllocaInst*>> sums(parts->size());
+    for (size_t p = 0; p < parts->size(); ++p)
+      for (int j = 0; j < (*parts)[p].accumulators; ++j) {
+        sums[p].push_back(entryAlloca(f32()));
+        b_.CreateStore(cf(0), sums[p].back());
+      }
+    V lo = convert(s.lo->dtype, DType::I32, scalar(*s.lo)), hi = convert(s.hi->dtype, DType::I32, scalar(*s.hi));
+    const DType counterType = fn_.locals.at(size_t(s.slot)).dtype;
+    loop(lo, hi, ci(s.step), [&](V k) {
+      writeScalarLocal(s.slot, convert(DType::I32, counterType, k));
+      for (size_t p = 0; p < parts->size(); ++p) {
+        const FusedRowdot& f = (*parts)[p];
+        beginStatement();
+        std::vector<V> slots = acquireSlots(*f.stmt);
+        V wBase = ring_.at(f.weights);
+        const DType wt = tensorOf(f.weights->index).dtype;
+        V xBase;
+        DType xt = DType::F32;
+        if (f.x.tile) {
+          xBase = localTile(f.x.tile->index).base;
+          if (f.x.start) xBase = b_.CreateGEP(f32(), xBase, convert(f.x.start->dtype, DType::I32, scalar(*f.x.start)));
+        } else {
+          const ir::Tensor& t = tensorOf(f.x.load->index);
+          xt = t.dtype;
+          xBase = at(t.dtype, args_.params[size_t(f.x.load->index)], physOffset(t, starts(f.x.load->region)));
+        }
+        const int64_t total = f.rows * f.vecsPerRow;
+        for (int j = 0; j < f.accumulators; ++j) {
+          V flat = b_.CreateAdd(env_.tid, ci(int64_t(j) * T()));
+          auto body = [&] {
+            V row = b_.CreateUDiv(flat, ci(f.vecsPerRow));
+            V col = b_.CreateMul(b_.CreateURem(flat, ci(f.vecsPerRow)), ci(f.per));
+            V col64 = b_.CreateZExt(col, b_.getInt64Ty());
+            std::vector<V> w = loadRun(wBase, wt, b_.CreateAdd(b_.CreateMul(b_.CreateZExt(row, b_.getInt64Ty()),
+                                                                             b_.getInt64(uint64_t(f.cols))), col64), f.per);
+            std::vector<V> xv = loadRun(xBase, xt, col64, f.per);
+            V acc = b_.CreateLoad(f32(), sums[p][size_t(j)]);
+            for (int64_t e = 0; e < f.per; ++e)
+              acc = b_.CreateIntrinsic(llvm::Intrinsic::fma, {f32()}, {w[size_t(e)], xv[size_t(e)], acc});
+            b_.CreateStore(acc, sums[p][size_t(j)]);
+          };
+          if (int64_t(j + 1) * T() <= total) body();
+          else when(b_.CreateICmpULT(flat, ci(total)), body);
+        }
+        // This warp is done with the slots: free them without waiting for the other warps.
+        releaseSlots(slots, /*warpDone=*/false);
+      }
+    });
+    // One reduction per rowdot: lanes of a segment (one row's columns within a warp) butterfly,
+    // the segments' sums go to shared memory, and each row adds its segments in order.
+    std::vector<TileRef> partials;
+    for (size_t p = 0; p < parts->size(); ++p) {
+      const FusedRowdot& f = (*parts)[p];
+      const int64_t total = f.rows * f.vecsPerRow;
+      TileRef part = allocTemp(total / f.seg, DType::F32);
+      partials.push_back(part);
+      for (int j = 0; j < f.accumulators; ++j) {
+        V flat = b_.CreateAdd(env_.tid, ci(int64_t(j) * T()));
+        V sum = b_.CreateLoad(f32(), sums[p][size_t(j)]);
+        for (int mask = int(f.seg) / 2; mask >= 1; mask /= 2) sum = b_.CreateFAdd(sum, env_.target->shuffleXor(b_, sum, mask));
+        V writes = b_.CreateAnd(b_.CreateICmpEQ(b_.CreateURem(lane, ci(f.seg)), ci(0)), b_.CreateICmpULT(flat, ci(total)));
+        when(writes, [&] { writeTile(part, b_.CreateUDiv(flat, ci(f.seg)), sum); });
+      }
+    }
+    barrier();
+    for (size_t p = 0; p < parts->size(); ++p) {
+      const FusedRowdot& f = (*parts)[p];
+      const int64_t segsPerRow = f.vecsPerRow / f.seg;
+      TileRef acc = localTile(f.stmt->slot);
+      forEachElement(f.rows, [&](V m) {
+        V sum = cf(0);
+        for (int64_t q = 0; q < segsPerRow; ++q)
+          sum = b_.CreateFAdd(sum, readTile(partials[p], b_.CreateAdd(b_.CreateMul(m, ci(segsPerRow)), ci(q))));
+        writeTile(acc, m, b_.CreateFAdd(readTile(acc, m), sum));
+      });
+    }
+    barrier();
+    // A ring wait that failed set the abort flag; every compute thread is past the barrier.
+    V abort = b_.CreateLoad(i32(), smemPtr(env_, ci(SmemLayout::kAbortFlag)));
+    auto* go = newBlock("fused.ok");
+    b_.CreateCondBr(b_.CreateICmpNE(abort, ci(0)), env_.exit, go);
+    b_.SetInsertPoint(go);
+    beginStatement();
+    return true;
+  }
+
+  // y[K] = A[M, K]^T x[M]. Rows of 16-byte pieces: thread (g, c) sums column piece c over rows
+  // g, g + G, ... (G row groups, as many as the threads and a bounded scratch allow), then each
+  // column adds its G partial sums. Otherwise one thread per column, sequential over the rows.
   TileRef coldot(const Expr& e) {
     const Expr& A = operand(e, 0);
     const Expr& y = operand(e, 1);
     if (A.shape.size() != 2) unsupported("coldot of a matrix of rank " + std::to_string(A.shape.size()));
     const int64_t M = A.shape[0], K = A.shape[1];
     TileRef out = allocTemp(K, e.dtype);
+    RowAccess acc = rowAccess(A, K);
+    const int64_t per = acc.storage == DType::F32 || acc.storage == DType::I32 ? 4 : 8;
+    const int64_t pieces = K / per;
+    const int64_t groups = pieces > 0 ? std::min({int64_t(T()) / pieces, M, kColdotScratch / (K * 4)}) : 0;
+    if (acc.base && acc.vector && K % per == 0 && groups >= 2) {
+      TileRef part = allocTemp(groups * K, DType::F32);
+      when(b_.CreateICmpULT(env_.tid, ci(groups * pieces)), [&] {
+        V g = b_.CreateUDiv(env_.tid, ci(pieces));
+        V col = b_.CreateMul(b_.CreateURem(env_.tid, ci(pieces)), ci(per));
+        std::vector<llvm::AllocaInst*> sums;
+        for (int64_t j = 0; j < per; ++j) {
+          sums.push_back(entryAlloca(f32()));
+          b_.CreateStore(cf(0), sums.back());
+        }
+        loop(g, ci(M), ci(groups), [&](V m) {
+          std::vector<V> w = loadVector(acc, b_.CreateAdd(b_.CreateMul(b_.CreateZExt(m, b_.getInt64Ty()), b_.getInt64(uint64_t(acc.stride))),
+                                                          b_.CreateZExt(col, b_.getInt64Ty())));
+          V ym = convert(y.dtype, DType::F32, elem(y, m));
+          for (int64_t j = 0; j < per; ++j)
+            b_.CreateStore(b_.CreateIntrinsic(llvm::Intrinsic::fma, {f32()}, {w[size_t(j)], ym, b_.CreateLoad(f32(), sums[size_t(j)])}),
+                           sums[size_t(j)]);
+        }, /*unroll=*/2);
+        for (int64_t j = 0; j < per; ++j)
+          writeTile(part, b_.CreateAdd(b_.CreateMul(g, ci(K)), b_.CreateAdd(col, ci(j))), b_.CreateLoad(f32(), sums[size_t(j)]));
+      });
+      barrier();
+      forEachElement(K, [&](V k) {
+        V s = cf(0);
+        for (int64_t g = 0; g < groups; ++g) s = b_.CreateFAdd(s, readTile(part, b_.CreateAdd(ci(g * K), k)));
+        writeTile(out, k, convert(DType::F32, e.dtype, s));
+      });
+      barrier();
+      return out;
+    }
     forEachElement(K, [&](V k) {
       V s = cf(0);
       auto* sum = entryAlloca(f32());
@@ -1113,9 +1398,13 @@ class TileGen {
     return slots;
   }
 
-  void releaseSlots(const std::vector<V>& slots) {
+  // Each compute warp arrives once on a slot's `empty` barrier (its count is the number of
+  // compute warps). After the statement's closing barrier (`blockDone`) every thread is done
+  // with the slot; otherwise the warp syncs first so all its lanes have read it.
+  void releaseSlots(const std::vector<V>& slots, bool blockDone = true) {
     if (slots.empty()) return;
-    when(b_.CreateICmpEQ(env_.tid, ci(0)), [&] {
+    if (!blockDone) env_.target->warpSync(b_);
+    when(b_.CreateICmpEQ(b_.CreateURem(env_.tid, ci(32)), ci(0)), [&] {
       for (V slot : slots)
         env_.target->mbarrierArrive(b_, smemPtr(env_, b_.CreateAdd(ci(SmemLayout::kBarriers + SmemLayout::kMaxSlots * 8), b_.CreateMul(slot, ci(8)))));
     });
@@ -1131,6 +1420,7 @@ class TileGen {
     switch (s.kind) {
       case StmtKind::For: {
         if (!s.lo || !s.hi || s.step <= 0) unsupported("a loop without bounds or with a step <= 0");
+        if (fusedRowdotLoop(s)) return;
         V lo = convert(s.lo->dtype, DType::I32, scalar(*s.lo)), hi = convert(s.hi->dtype, DType::I32, scalar(*s.hi));
         const DType t = fn_.locals.at(size_t(s.slot)).dtype;
         loop(lo, hi, ci(s.step), [&](V i) {

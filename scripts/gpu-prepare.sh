@@ -9,6 +9,8 @@
 #   llama1b.ptx, llama1b.meta.json examples/llama.mk --config llama_3_2_1b, sm_90a
 #   tiny_drop.ptx, .meta.json      the tiny kernel built with --test-drop-signal 5 (the fault test)
 #   llama1b_l{2,4,8}.ptx, .meta.json  the 1B shapes with 2, 4, 8 layers (diagnostic depth sweep)
+#   v-NAME.ptx, .meta.json         speed experiments: the 1B config built with extra options, from
+#                                  VARIANTS="NAME:OPTIONS;NAME:OPTIONS" (gpu-check.sh's `variants`)
 #   tiny_cpu.npy                   the CPU interpreter's logits for tests/data's weights and tokens
 #   PREPARED.txt                   git revision, tool versions, sha256 of every file
 #
@@ -56,6 +58,15 @@ build tiny_drop examples/llama_tiny.mk --test-drop-signal "$DROP_TASK"
 # to see how the distance to float32 grows with depth, for mkdsl and for transformers' bf16 alike.
 for L in 2 4 8; do
   build "llama1b_l$L" examples/llama.mk --config llama_3_2_1b --set layers=$L
+done
+
+# Speed experiments (gpu-check.sh's `variants`, INFO only): e.g.
+#   VARIANTS="r32:--set tile_rows=32;traced:--trace" bash scripts/gpu-prepare.sh
+IFS=';' read -ra VARIANT_LIST <<< "${VARIANTS:-}"
+for v in "${VARIANT_LIST[@]}"; do
+  [ -n "$v" ] || continue
+  # shellcheck disable=SC2086  # the options are words
+  build "v-${v%%:*}" examples/llama.mk --config llama_3_2_1b ${v#*:}
 done
 
 TOKENS=$(tr -d ' \n' < tests/data/tiny_llama_tokens.txt)

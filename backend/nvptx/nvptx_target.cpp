@@ -66,6 +66,9 @@ class NvptxTarget final : public Target {
     asmCall(b, b.getVoidTy(), {}, "bar.sync " + std::to_string(id) + ", " + std::to_string(threads) + ";",
             "~{memory}", true);
   }
+  void warpSync(Builder& b) const override {
+    asmCall(b, b.getVoidTy(), {}, "bar.warp.sync -1;", "~{memory}", true);
+  }
   Value* shuffleXor(Builder& b, Value* v, int mask) const override {
     bool f = v->getType()->isFloatTy();
     Value* x = f ? b.CreateBitCast(v, b.getInt32Ty()) : v;

@@ -1,6 +1,7 @@
 // The loader ring (issue 4, golden b). A loader warp (threads 480..511, the last warp of the
 // target's 512-thread block; the first 480 are the compute threads) streams each task's weight tiles into a ring of shared-memory slots; slot i has a
-// "full" mbarrier (the tile has landed) and an "empty" one (the compute threads are done with it).
+// "full" mbarrier (the tile has landed) and an "empty" one (the compute threads are done with it:
+// it counts one arrival per compute warp, 15).
 //   sm_90a, sm_90: the full barrier counts 1 arrival: the loader's `mbarrier.arrive.expect_tx`
 //                  of the tile's bytes (16 rows x 128 columns x 2 = 4096), and the rows arrive as
 //                  `cp.async.bulk` copies (256 bytes each) completing transaction bytes on it;
@@ -58,13 +59,16 @@ step decode(token: i32) -> (y: bf16[hidden]) {
 // PTX: .maxntid 512, 1, 1
 // The barriers are initialised by thread 0 before barrier 0 (all 512 threads) releases anyone.
 // SM90: mbarrier.init.shared.b64 [{{%rd[0-9]+}}], 1;
+// SM90: mbarrier.init.shared.b64 [{{%rd[0-9]+}}], 15;
 // SM80: mbarrier.init.shared.b64 [{{%rd[0-9]+}}], 32;
-// SM80: mbarrier.init.shared.b64 [{{%rd[0-9]+}}], 1;
+// SM80: mbarrier.init.shared.b64 [{{%rd[0-9]+}}], 15;
 // SM90: fence.mbarrier_init.release.cluster;
 // PTX: bar.sync 0, 512;
-// The compute side waits for a full slot and, when done with it, arrives on its empty barrier.
+// The compute side waits for a full slot and, when its warp is done with it (matvec's K loop
+// keeps its sums in registers: no block barrier per chunk), arrives on its empty barrier.
 // SM90: mbarrier.try_wait.parity.shared.b64
 // SM80: mbarrier.test_wait.parity.shared.b64
+// PTX: bar.warp.sync -1;
 // PTX: mbarrier.arrive.shared.b64
 // The loader side: sm_90 announces the tile's bytes, then bulk-copies its rows onto the same barrier.
 // SM90: mov.b32 [[TX:%r[0-9]+]], 4096;

@@ -62,9 +62,11 @@ step decode(token: i32) -> (y: bf16[hidden]) {
 // PTX: red.release.gpu.global.add.u32 [[[SYNC]]], {{%r[0-9]+}};
 // PTX-NOT: atom.global.add
 
-// Exactly two barriers: 0 over the whole block (once, after set-up) and 1 over the compute threads.
+// Exactly two block barriers: 0 over the whole block (once, after set-up) and 1 over the compute
+// threads; a warp meets its own lanes before freeing a ring slot.
 // BARS: bar.sync 0, 512;
 // BARS-NEXT: bar.sync 1, 480;
+// BARS-NEXT: bar.warp.sync -1;
 // BARS-NOT: bar
 
 // LLVM: define void @mk_step(
