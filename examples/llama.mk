@@ -38,12 +38,27 @@ config llama_3_2_1b {
     rms_eps = 1e-5;
     /// KV-cache length: positions 0 .. max_seq - 1.
     max_seq = 4096;
-    /// Tuning: weight rows per task (the R of every tiled/interleave layout); divides head_dim / 2.
-    tile_rows = 16;
+    /// Tuning (each projection streams R x C weight tiles; equal R x C keeps the loader ring's
+    /// slots full): rows per task of the q/k/v projection (its layout's R); divides head_dim / 2.
+    qkv_rows = 16;
+    /// Tuning: K chunk of the q/k/v projection; divides hidden.
+    qkv_chunk = 512;
+    /// Tuning: rows per task of the attention output projection.
+    o_rows = 16;
+    /// Tuning: K chunk of the attention output projection; divides heads * head_dim.
+    o_chunk = 512;
+    /// Tuning: gate (and as many up) rows per task of the MLP's gate/up projection.
+    ffn_rows = 16;
+    /// Tuning: K chunk of the gate/up projection; divides hidden.
+    ffn_chunk = 512;
+    /// Tuning: rows per task of the MLP down projection.
+    down_rows = 16;
+    /// Tuning: K chunk of the down projection; divides ffn.
+    down_chunk = 512;
     /// Tuning: vocabulary rows per LM-head task (its layout's R); one argmax partial per task.
     lm_head_rows = 32;
-    /// Tuning: K columns per inner step of every matvec; divides hidden, heads * head_dim and ffn.
-    k_chunk = 512;
+    /// Tuning: K chunk of the LM head; divides hidden.
+    lm_head_chunk = 512;
     /// Tuning: attention split-K parts per query head.
     attn_splits = 4;
     /// Tuning: cache positions per attention chunk; divides max_seq.
@@ -71,15 +86,22 @@ config tiny : llama_3_2_1b {
     ffn = 128;
     rope_factor = 1.0;
     max_seq = 64;
-    tile_rows = 8;
+    qkv_rows = 8;
+    o_rows = 8;
+    ffn_rows = 8;
+    down_rows = 8;
     lm_head_rows = 8;
-    k_chunk = 64;
+    qkv_chunk = 64;
+    o_chunk = 64;
+    ffn_chunk = 64;
+    down_chunk = 64;
+    lm_head_chunk = 64;
     attn_splits = 2;
     attn_chunk = 16;
 }
 
 static_assert(heads % kv_heads == 0, "heads must be a multiple of kv_heads");
-static_assert(head_dim % (2 * tile_rows) == 0, "tile_rows must divide head_dim / 2 (RoPE pairs stay in one task)");
+static_assert(head_dim % (2 * qkv_rows) == 0, "qkv_rows must divide head_dim / 2 (RoPE pairs stay in one task)");
 static_assert(max_seq % attn_chunk == 0, "attn_chunk must divide max_seq");
 
 /// Token embedding table (row-major: the lookup reads one contiguous row).
@@ -90,23 +112,23 @@ group layer[l in 0 .. layers] {
     /// RMSNorm gain before attention.
     weight input_norm: bf16[hidden] = "model.layers.{l}.input_layernorm.weight";
     /// q, k and v projections, concatenated along rows: one op computes all three.
-    weight qkv: bf16[(heads + 2 * kv_heads) * head_dim, hidden] tiled(tile_rows, hidden) = [
+    weight qkv: bf16[(heads + 2 * kv_heads) * head_dim, hidden] tiled(qkv_rows, hidden) = [
         "model.layers.{l}.self_attn.q_proj.weight",
         "model.layers.{l}.self_attn.k_proj.weight",
         "model.layers.{l}.self_attn.v_proj.weight",
     ];
     /// Attention output projection.
-    weight o_proj: bf16[hidden, heads * head_dim] tiled(tile_rows, heads * head_dim) =
+    weight o_proj: bf16[hidden, heads * head_dim] tiled(o_rows, heads * head_dim) =
         "model.layers.{l}.self_attn.o_proj.weight";
     /// RMSNorm gain before the MLP.
     weight post_norm: bf16[hidden] = "model.layers.{l}.post_attention_layernorm.weight";
-    /// gate_proj and up_proj rows interleaved in tile_rows blocks: one task reads both.
-    weight gate_up: bf16[2 * ffn, hidden] interleave(tile_rows) = [
+    /// gate_proj and up_proj rows interleaved in ffn_rows blocks: one task reads both.
+    weight gate_up: bf16[2 * ffn, hidden] interleave(ffn_rows) = [
         "model.layers.{l}.mlp.gate_proj.weight",
         "model.layers.{l}.mlp.up_proj.weight",
     ];
     /// MLP down projection.
-    weight down: bf16[hidden, ffn] tiled(tile_rows, ffn) = "model.layers.{l}.mlp.down_proj.weight";
+    weight down: bf16[hidden, ffn] tiled(down_rows, ffn) = "model.layers.{l}.mlp.down_proj.weight";
     /// Keys of positions 0 .. max_seq - 1, per KV head (rotated).
     state k_cache: bf16[kv_heads, max_seq, head_dim];
     /// Values of positions 0 .. max_seq - 1, per KV head.
@@ -131,10 +153,11 @@ step decode(token: i32, pos: i32) -> (logits: f32[vocab], next: i32) {
         x = llama_block(x, pos,
             layer[l].input_norm, layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
             layer[l].o_proj, layer[l].post_norm, layer[l].gate_up, layer[l].down,
-            NS = attn_splits, C = k_chunk, AC = attn_chunk, eps = rms_eps,
+            CQ = qkv_chunk, CO = o_chunk, CF = ffn_chunk, CD = down_chunk,
+            NS = attn_splits, AC = attn_chunk, eps = rms_eps,
             theta = rope_theta, rope_factor = rope_factor, rope_low = rope_low_freq,
             rope_high = rope_high_freq, rope_orig = rope_orig_ctx);
     }
-    let (lg, nx) = llama_head(x, final_norm, lm_head, C = k_chunk, eps = rms_eps);
+    let (lg, nx) = llama_head(x, final_norm, lm_head, C = lm_head_chunk, eps = rms_eps);
     return (lg, nx);
 }

@@ -27,31 +27,35 @@ import std.sampling;
 ///   a = GQA attention over cache positions 0 .. pos, split-K in NS parts       (attention_partial/_combine)
 ///   h = x + a Wo^T                                                              (matvec_residual)
 ///   y = h + (silu(norm(h) Wgate) * norm(h) Wup) Wdown^T                         (rmsnorm_swiglu, matvec_residual)
-/// Tuning: `R` rows per task, inferred from the weights' layouts (all four must use the same R),
-/// `NS` attention splits, `C` K chunk of the projections (must divide D, H * Dh and F), `AC`
-/// positions per attention chunk (must divide S). Model constants: `eps` (rms_norm_eps),
-/// `theta` (rope_theta) and the optional llama3 RoPE scaling (`rope_factor` = 1.0 disables it).
+/// Tuning, per projection (q/k/v, attention output, gate/up, down): `RQ`, `RO`, `RF`, `RD` rows
+/// per task, inferred from the weights' layouts (`RQ` must divide Dh / 2), and `CQ`, `CO`, `CF`,
+/// `CD` K chunks (each must divide its projection's K: D, H * Dh, D, F). A task streams R x C
+/// weight tiles through the loader ring, whose slots fit the largest tile: keeping R x C equal
+/// across the projections keeps the ring's slots full. `NS` attention splits, `AC` positions per
+/// attention chunk (must divide S). Model constants: `eps` (rms_norm_eps), `theta` (rope_theta)
+/// and the optional llama3 RoPE scaling (`rope_factor` = 1.0 disables it).
 fn llama_block<D, QD, KVH, S, Dh, F,
-    R = 16, NS = 4, C = 512, AC = 64, eps: float = 1e-5, theta: float = 500000.0,
+    RQ = 16, RO = 16, RF = 16, RD = 16, CQ = 512, CO = 512, CF = 512, CD = 512,
+    NS = 4, AC = 64, eps: float = 1e-5, theta: float = 500000.0,
     rope_factor: float = 1.0, rope_low: float = 1.0, rope_high: float = 4.0,
     rope_orig: float = 8192.0>(
     x: f32[D], pos: i32,
     attn_norm: bf16[D],
-    w_qkv: bf16[QD + 2 * KVH * Dh, D] tiled(R, D),
+    w_qkv: bf16[QD + 2 * KVH * Dh, D] tiled(RQ, D),
     k_cache: inout bf16[KVH, S, Dh],
     v_cache: inout bf16[KVH, S, Dh],
-    w_o: bf16[D, QD] tiled(R, QD),
+    w_o: bf16[D, QD] tiled(RO, QD),
     mlp_norm: bf16[D],
-    w_gate_up: bf16[2 * F, D] interleave(R),
-    w_down: bf16[D, F] tiled(R, F)) -> f32[D] {
-    let q = qkv_rope_append(w_qkv, attn_norm, x, pos, k_cache, v_cache, C = C, eps = eps,
+    w_gate_up: bf16[2 * F, D] interleave(RF),
+    w_down: bf16[D, F] tiled(RD, F)) -> f32[D] {
+    let q = qkv_rope_append(w_qkv, attn_norm, x, pos, k_cache, v_cache, C = CQ, eps = eps,
         theta = theta, rope_factor = rope_factor, rope_low = rope_low,
         rope_high = rope_high, rope_orig = rope_orig);
     let (pm, pl, pacc) = attention_partial(q, k_cache, v_cache, pos, NS = NS, C = AC);
     let a = attention_combine(pm, pl, pacc);
-    let h = matvec_residual(w_o, a, x, C = C);
-    let act = rmsnorm_swiglu(w_gate_up, mlp_norm, h, C = C, eps = eps);
-    let y = matvec_residual(w_down, act, h, C = C);
+    let h = matvec_residual(w_o, a, x, C = CO);
+    let act = rmsnorm_swiglu(w_gate_up, mlp_norm, h, C = CF, eps = eps);
+    let y = matvec_residual(w_down, act, h, C = CD);
     return y;
 }
 
