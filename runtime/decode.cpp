@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "runtime/trace.h"
+
 namespace mk::runtime {
 
 namespace {
@@ -99,6 +101,7 @@ DecodeResult decode(Stepper& s, const std::vector<int64_t>& tokens, const Decode
       if (o.keepLogits) r.logits.insert(r.logits.end(), logits.begin(), logits.end());
     }
     const int64_t next = s.hasNext() ? s.next() : int64_t(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    if (o.afterStep) o.afterStep(pos + 1);
     if (pos + 1 < r.promptTokens) {
       token = tokens[size_t(pos + 1)];
     } else {
@@ -186,5 +189,32 @@ MkrtStepper::MkrtStepper(mkrt::Model& model) : model_(model) {
 std::vector<float> MkrtStepper::logits() { return model_.output(logits_); }
 
 int64_t MkrtStepper::next() { return model_.outputInts(next_).at(0); }
+
+int64_t traceStepOf(int64_t step, int64_t steps) {
+  if (step < 0 || step > steps)
+    throw DecodeError("--trace-step " + str(step) + " is not a step of this decode: it runs steps 1 .. " + str(steps));
+  return step ? step : steps;
+}
+
+TraceCapture::TraceCapture(mkrt::Model& model, int64_t step, int64_t steps) : model_(model) {
+  if (!model_.traced()) throw DecodeError("the kernel was built without --trace: rebuild it with mkdsl build --trace");
+  step_ = traceStepOf(step, steps);
+  info_.records = int64_t(model_.traceRecords());
+  for (const mkrt_trace_node& n : model_.traceNodes()) info_.nodes.push_back({n.name, n.op, n.tasks, n.bytes});
+}
+
+void TraceCapture::afterStep(int64_t step) {
+  if (step != step_) return;
+  words_ = model_.readTrace();
+  captured_ = true;
+}
+
+std::vector<std::string> TraceCapture::write(const std::string& path) const {
+  if (!captured_) throw DecodeError("step " + str(step_) + " did not run: there is no trace to write");
+  writeTraceFile(path, traceEventsJson(info_, words_, step_));
+  std::vector<std::string> lines = traceReport(summarizeTrace(info_, words_, step_));
+  lines.insert(lines.begin(), "wrote the trace to " + path + " (open it in ui.perfetto.dev or chrome://tracing)");
+  return lines;
+}
 
 }  // namespace mk::runtime

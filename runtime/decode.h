@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -61,6 +62,9 @@ class Stepper {
 struct DecodeOptions {
   int64_t maxNew = 16;      // 0: teacher forcing
   bool keepLogits = false;  // keep every step's logits in DecodeResult::logits
+  // Called after each step (1-based) once its outputs are read, e.g. to read a trace
+  // (TraceCapture); between steps, so it is not part of any step's time.
+  std::function<void(int64_t step)> afterStep = nullptr;
 };
 
 struct DecodeResult {
@@ -146,6 +150,32 @@ class MkrtStepper : public Stepper {
   std::vector<StepperInput> inputs_;
   std::string logits_, next_;  // output names ("" none)
   size_t vocab_ = 0;
+};
+
+// The step `--trace-step` names (1-based; 0 for the last of `steps`); throws DecodeError when the
+// decode has no such step.
+int64_t traceStepOf(int64_t step, int64_t steps);
+
+// `--trace FILE` of mkrt-run and `mkdsl run --device cuda`: one step's records of a traced kernel
+// (`mkdsl build --trace`), read right after that step through DecodeOptions::afterStep, then
+// written as a Chrome trace with a summary (runtime/trace.h).
+class TraceCapture {
+ public:
+  // `step` is 1-based, 0 for the last of the decode's `steps`. Throws DecodeError when the kernel
+  // was built without --trace or the decode has no such step.
+  TraceCapture(mkrt::Model& model, int64_t step, int64_t steps);
+  // The hook: reads the records when `step` is the one to capture.
+  void afterStep(int64_t step);
+  // Writes the Chrome trace to `path` and returns the summary's lines (traceReport). Throws when
+  // the step never ran or the file cannot be written.
+  std::vector<std::string> write(const std::string& path) const;
+
+ private:
+  mkrt::Model& model_;
+  int64_t step_ = 0;
+  TraceInfo info_;
+  std::vector<uint64_t> words_;
+  bool captured_ = false;
 };
 
 }  // namespace mk::runtime

@@ -18,6 +18,7 @@ namespace mk::runtime {
 
 const std::vector<std::string> kKernelParams = {"weights", "state", "activations", "sync",
                                                 "error",   "inputs", "epoch",      "timeout"};
+const char* const kTraceParam = "trace";
 
 const char* arenaName(Arena a) {
   switch (a) {
@@ -163,20 +164,52 @@ KernelMetadata parseMetadata(std::string_view text, const std::string& path) {
   }
   m.errorWords = int(rd.integer(rd.need(root, "error_words", ""), key("error_words"), ErrWords, 1 << 20));
 
+  // The parameters; a traced kernel (`mkdsl build --trace`) takes one more, and then "trace"
+  // says what its records hold.
+  const JsonValue* trace = root.get("trace");
   {
     const JsonValue& params = rd.array(rd.need(root, "params", ""), key("params"));
     std::vector<std::string> names;
     for (size_t i = 0; i < params.items.size(); ++i)
       names.push_back(rd.string(params.items[i], "\"params\"[" + std::to_string(i) + "]"));
-    if (names != kKernelParams) {
+    std::vector<std::string> traced = kKernelParams;
+    traced.push_back(kTraceParam);
+    if (names == traced && !trace)
+      rd.fail("\"params\" ends with \"trace\" (a kernel built with --trace), but there is no \"trace\" field to describe "
+              "its records");
+    if (names == kKernelParams && trace) rd.fail("there is a \"trace\" field, but \"params\" has no \"trace\" parameter");
+    if (names != kKernelParams && names != traced) {
       auto list = [](const std::vector<std::string>& v) {
         std::string s;
         for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
         return s;
       };
       throw MetadataError(path + ": the kernel takes parameters (" + list(names) + "); this runtime passes (" +
-                          list(kKernelParams) + "): rebuild the kernel with a matching mkdsl");
+                          list(kKernelParams) + "), and a traced kernel also " + kTraceParam +
+                          ": rebuild the kernel with a matching mkdsl");
     }
+  }
+  if (trace) {
+    rd.object(*trace, key("trace"));
+    TraceInfo t;
+    // The runtime allocates records * 32 bytes: the bound keeps that addressable.
+    t.records = rd.integer(rd.need(*trace, "records", "\"trace\": "), "\"trace\".records", 0, kMax / 64);
+    const int64_t words = rd.integer(rd.need(*trace, "record_words", "\"trace\": "), "\"trace\".record_words", 0, kMax);
+    if (words != TraceWords)
+      rd.fail("\"trace\".record_words is " + std::to_string(words) + "; this runtime reads records of " +
+              std::to_string(TraceWords) + " u64 words (start, ready, end, node << 32 | sm)");
+    const JsonValue& nodes = rd.array(rd.need(*trace, "nodes", "\"trace\": "), "\"trace\".nodes");
+    for (size_t i = 0; i < nodes.items.size(); ++i) {
+      const std::string where = "\"trace\".nodes[" + std::to_string(i) + "]";
+      const JsonValue& nv = rd.object(nodes.items[i], where);
+      TraceNode n;
+      n.name = rd.string(rd.need(nv, "name", where + ": "), where + ".name");
+      n.op = rd.string(rd.need(nv, "op", where + ": "), where + ".op");
+      n.tasks = rd.integer(rd.need(nv, "tasks", where + ": "), where + ".tasks", 0, kMax);
+      n.bytes = rd.integer(rd.need(nv, "bytes", where + ": "), where + ".bytes", 0, kMax);
+      t.nodes.push_back(std::move(n));
+    }
+    m.trace = std::move(t);
   }
 
   {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -61,11 +62,30 @@ struct OutputMeta {
   int tensor = -1;
 };
 
-// The kernel parameters, in order, that this runtime passes (backend.h LaunchInfo).
+// The kernel parameters, in order, that this runtime passes (backend.h LaunchInfo); a traced
+// kernel (`mkdsl build --trace`) takes kTraceParam after them.
 extern const std::vector<std::string> kKernelParams;
+extern const char* const kTraceParam;
 // The error record's words (backend.h ErrorWord) and kinds (ErrorKind).
 enum ErrorWord { ErrFlag = 0, ErrSm, ErrTask, ErrCounter, ErrExpected, ErrSeen, ErrKind, ErrEpoch, ErrWords };
 enum ErrorKind { ErrCounterWait = 1, ErrRingFull = 2, ErrRingEmpty = 3 };
+
+// A traced kernel's record of one queue entry (backend.h TraceWord): four u64 words, the times
+// from the GPU's nanosecond global timer.
+enum TraceWord { TraceStart = 0, TraceReady, TraceEnd, TraceWhere /* (node << 32) | sm */, TraceWords };
+
+// What a traced kernel's records point at ("trace" in the metadata): a node of the op graph, its
+// op, how many tasks it has and the bytes the compiler estimates they move (summed over them).
+struct TraceNode {
+  std::string name;  // "qkv_rope_append#1"
+  std::string op;    // "qkv_rope_append"
+  int64_t tasks = 0;
+  int64_t bytes = 0;
+};
+struct TraceInfo {
+  int64_t records = 0;           // one per queue entry, SM 0's first
+  std::vector<TraceNode> nodes;  // indexed by node id (TraceWhere's upper half)
+};
 
 struct KernelMetadata {
   std::string program, config, target;  // informational
@@ -84,6 +104,7 @@ struct KernelMetadata {
   std::vector<InputMeta> inputs;
   std::vector<OutputMeta> outputs;
   std::vector<ConfigValue> configValues;  // in file order; empty in metadata without them
+  std::optional<TraceInfo> trace;         // built with --trace: it takes the trace parameter
 
   // A tensor's index by name, or -1.
   int find(const std::string& name) const;
@@ -99,8 +120,10 @@ struct KernelMetadata {
 // the parameter list (it must be the ABI above), tensors (dtype, layout valid for the shape,
 // placement inside its arena, weights in the weights arena with string sources, unique names),
 // inputs and outputs naming existing tensors; the optional "config_values" (numbers and booleans),
-// tensors' "declared_at" (a string) and inputs' "bound" (an integer >= 0, or null). Unknown keys
-// are ignored (newer compilers may add some). Throws MetadataError("PATH: ...").
+// tensors' "declared_at" (a string) and inputs' "bound" (an integer >= 0, or null); the optional
+// "trace" (records >= 0, record_words 4, nodes with name, op, tasks and bytes), present exactly
+// when "params" ends with "trace". Unknown keys are ignored (newer compilers may add some).
+// Throws MetadataError("PATH: ...").
 KernelMetadata parseMetadata(std::string_view text, const std::string& path);
 // Reads the file first ("PATH: cannot open ...").
 KernelMetadata readMetadata(const std::string& path);

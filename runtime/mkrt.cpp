@@ -22,6 +22,8 @@
 using namespace mk::runtime;
 using namespace mk::runtime::cu;
 
+static_assert(MKRT_TRACE_RECORD_WORDS == TraceWords, "mkrt.h and metadata.h disagree on the trace record");
+
 namespace {
 
 // A failed call: its status and message. Thrown inside the implementation, caught at the API.
@@ -100,6 +102,8 @@ struct mkrt_model {
   CUfunction fn = nullptr;
   CUdeviceptr arena[3] = {0, 0, 0};
   CUdeviceptr sync = 0, error = 0, inputs = 0;
+  CUdeviceptr trace = 0;  // u64[records * 4] of a traced kernel, else 0
+  bool traceWritten = false;  // a launch has written the records since open / reset
   CUevent start = nullptr, stop = nullptr;
   std::string device;
 
@@ -112,13 +116,16 @@ struct mkrt_model {
   std::string lastError;
 
   std::vector<mkrt_tensor_info> inInfo, outInfo;
+  std::vector<mkrt_trace_node> traceNodes;
+
+  uint64_t traceBytes() const { return meta.trace ? uint64_t(meta.trace->records) * TraceWords * 8 : 0; }
 
   ~mkrt_model() {
     if (!drv || !ctx) return;
     drv->ctxSetCurrent(ctx);
     if (start) drv->eventDestroy(start);
     if (stop) drv->eventDestroy(stop);
-    for (CUdeviceptr p : {arena[0], arena[1], arena[2], sync, error, inputs})
+    for (CUdeviceptr p : {arena[0], arena[1], arena[2], sync, error, inputs, trace})
       if (p) drv->memFree(p);
     if (module) drv->moduleUnload(module);
     drv->ctxDestroy(ctx);
@@ -263,6 +270,10 @@ void open(mkrt_model& m, std::string image, const KernelMetadata& metadata, int 
   m.sync = m.alloc(uint64_t(md.syncCounters) * 4, "sync counters");
   m.error = m.alloc(uint64_t(md.errorWords) * 4, "error record");
   m.inputs = m.alloc(std::max<uint64_t>(md.inputs.size(), 1) * 4, "step inputs");
+  if (md.trace) {
+    m.trace = m.alloc(m.traceBytes(), "trace records");
+    for (const TraceNode& n : md.trace->nodes) m.traceNodes.push_back({n.name.c_str(), n.op.c_str(), n.tasks, n.bytes});
+  }
   m.check(d.eventCreate(&m.start, CU_EVENT_DEFAULT), "cuEventCreate");
   m.check(d.eventCreate(&m.stop, CU_EVENT_DEFAULT), "cuEventCreate");
   m.check(d.ctxSynchronize(), "cuCtxSynchronize");
@@ -387,10 +398,15 @@ void step(mkrt_model& m, const int64_t* inputs, size_t n) {
     m.upload(t, storage);
   }
 
+  // A traced kernel's records start at zero, so that one the step never reached reads as such.
+  if (m.trace) m.check(d.memsetD8(m.trace, 0, size_t(std::max<uint64_t>(m.traceBytes(), 256))), "zeroing the trace records");
+
   uint32_t epoch = uint32_t(m.steps + 1);
   uint64_t timeout = m.timeoutNs;
-  CUdeviceptr args[6] = {m.arena[0], m.arena[1], m.arena[2], m.sync, m.error, m.inputs};
-  void* params[8] = {&args[0], &args[1], &args[2], &args[3], &args[4], &args[5], &epoch, &timeout};
+  CUdeviceptr args[7] = {m.arena[0], m.arena[1], m.arena[2], m.sync, m.error, m.inputs, m.trace};
+  // The driver reads as many parameters as the kernel declares: 8, or 9 with the trace.
+  void* params[9] = {&args[0], &args[1], &args[2], &args[3], &args[4], &args[5], &epoch, &timeout,
+                     m.trace ? &args[6] : nullptr};
   m.check(d.eventRecord(m.start, nullptr), "cuEventRecord");
   if (CUresult r = d.launchKernel(m.fn, unsigned(md.grid), 1, 1, unsigned(md.block), 1, 1, unsigned(md.dynamicSmemBytes),
                                   nullptr, params, nullptr);
@@ -400,6 +416,7 @@ void step(mkrt_model& m, const int64_t* inputs, size_t n) {
                                   ", block " + std::to_string(md.block) + ", " + std::to_string(md.dynamicSmemBytes) +
                                   " bytes of shared memory) failed on " + m.device + ": " + d.describe(r));
   }
+  m.traceWritten = m.trace != 0;
   m.check(d.eventRecord(m.stop, nullptr), "cuEventRecord");
   if (CUresult r = d.ctxSynchronize(); r != CUDA_SUCCESS) {
     m.broken = "the kernel faulted";
@@ -430,7 +447,9 @@ void reset(mkrt_model& m) {
           "zeroing the activations");
   m.check(d.memsetD8(m.sync, 0, size_t(std::max<int64_t>(md.syncCounters * 4, 256))), "zeroing the sync counters");
   m.check(d.memsetD8(m.error, 0, size_t(std::max<int64_t>(int64_t(md.errorWords) * 4, 256))), "zeroing the error record");
+  if (m.trace) m.check(d.memsetD8(m.trace, 0, size_t(std::max<uint64_t>(m.traceBytes(), 256))), "zeroing the trace records");
   m.check(d.ctxSynchronize(), "cuCtxSynchronize");
+  m.traceWritten = false;
   m.steps = 0;
   m.broken.clear();
 }
@@ -685,6 +704,36 @@ const char* mkrt_tensor_declared_at(const mkrt_model* model, const char* tensor)
   if (!model || !tensor) return "";
   int id = model->meta.find(tensor);
   return id < 0 ? "" : model->meta.tensors[size_t(id)].declaredAt.c_str();
+}
+
+int mkrt_is_traced(const mkrt_model* model) { return model && model->meta.trace ? 1 : 0; }
+
+size_t mkrt_trace_records(const mkrt_model* model) {
+  return model && model->meta.trace ? size_t(model->meta.trace->records) : 0;
+}
+
+size_t mkrt_num_trace_nodes(const mkrt_model* model) { return model ? model->traceNodes.size() : 0; }
+
+mkrt_status mkrt_trace_node_info(const mkrt_model* model, size_t node, mkrt_trace_node* info) {
+  if (!model || !info || node >= model->traceNodes.size()) return MKRT_ERR_ARGUMENT;
+  *info = model->traceNodes[node];
+  return MKRT_OK;
+}
+
+mkrt_status mkrt_read_trace(mkrt_model* model, uint64_t* words, size_t count) {
+  return guarded(model, [&](mkrt_model& m) {
+    if (!m.meta.trace) failWith(MKRT_ERR_ARGUMENT, "the kernel was built without --trace: rebuild it with mkdsl build --trace");
+    const uint64_t want = uint64_t(m.meta.trace->records) * TraceWords;
+    if (count != want)
+      failWith(MKRT_ERR_ARGUMENT, "the trace holds " + std::to_string(m.meta.trace->records) + " records of " +
+                                      std::to_string(int(TraceWords)) + " words (" + std::to_string(want) +
+                                      "); the buffer holds " + std::to_string(count));
+    if (count && !words) failWith(MKRT_ERR_ARGUMENT, "mkrt_read_trace: words is NULL");
+    if (!m.traceWritten) failWith(MKRT_ERR_STATE, "no step has run yet: the trace holds the last step's records");
+    if (count == 0) return;
+    m.makeCurrent();
+    m.check(m.drv->memcpyDtoH(words, m.trace, size_t(m.traceBytes())), "reading the trace records");
+  });
 }
 
 const char* mkrt_last_error(const mkrt_model* model) { return model ? model->lastError.c_str() : "no model (NULL)"; }

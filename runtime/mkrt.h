@@ -135,6 +135,37 @@ const char* mkrt_tensor_declared_at(const mkrt_model* model, const char* tensor)
  * (default 2e9 ns = 2 s). Must be > 0. */
 mkrt_status mkrt_set_timeout_ns(mkrt_model* model, uint64_t ns);
 
+/* Tracing. A kernel built with `mkdsl build --trace` takes a 9th parameter, `trace`: on every step
+ * each queue entry (a record, SM 0's entries first) gets MKRT_TRACE_RECORD_WORDS u64 words from
+ * the GPU's nanosecond global timer: [0] start (before its waits), [1] ready (waits done), [2] end
+ * (body done, signals issued), [3] (node << 32) | sm. The runtime allocates the records and zeroes
+ * them before each step (a record still all zero was not reached). runtime/trace.h turns them into
+ * a Chrome trace and a summary. */
+#define MKRT_TRACE_RECORD_WORDS 4
+
+/* A node of the op graph, as the records' node ids name it: "qkv_rope_append#1", its op
+ * "qkv_rope_append", its task count and the bytes the compiler estimates its tasks move. */
+typedef struct mkrt_trace_node {
+  const char* name;
+  const char* op;
+  int64_t tasks;
+  int64_t bytes;
+} mkrt_trace_node;
+
+/* 1 when the kernel was built with --trace, else 0. */
+int mkrt_is_traced(const mkrt_model* model);
+/* The number of trace records (0 for a kernel built without --trace). */
+size_t mkrt_trace_records(const mkrt_model* model);
+/* The nodes the records' node ids index (0 without --trace); pointers stay valid while the model
+ * is open. */
+size_t mkrt_num_trace_nodes(const mkrt_model* model);
+mkrt_status mkrt_trace_node_info(const mkrt_model* model, size_t node, mkrt_trace_node* info);
+/* Copies the last step's records (also of a step that timed out): `count` must be
+ * mkrt_trace_records * MKRT_TRACE_RECORD_WORDS. MKRT_ERR_ARGUMENT for a kernel built without
+ * --trace ("the kernel was built without --trace: rebuild it with mkdsl build --trace"),
+ * MKRT_ERR_STATE before the first step (after open or mkrt_reset). */
+mkrt_status mkrt_read_trace(mkrt_model* model, uint64_t* words, size_t count);
+
 /* The message of the last failed call on this model ("" if none). Valid until the next call. */
 const char* mkrt_last_error(const mkrt_model* model);
 /* Steps run since open / reset (the last epoch). */

@@ -109,6 +109,21 @@ class Model {
   }
   std::string declaredAt(const std::string& tensor) const { return mkrt_tensor_declared_at(m_, tensor.c_str()); }
 
+  // Tracing (a kernel built with `mkdsl build --trace`; mkrt_read_trace).
+  bool traced() const { return mkrt_is_traced(m_) != 0; }
+  size_t traceRecords() const { return mkrt_trace_records(m_); }
+  std::vector<mkrt_trace_node> traceNodes() const {
+    std::vector<mkrt_trace_node> v(mkrt_num_trace_nodes(m_));
+    for (size_t i = 0; i < v.size(); ++i) mkrt_trace_node_info(m_, i, &v[i]);
+    return v;
+  }
+  // The last step's records, MKRT_TRACE_RECORD_WORDS words each; throws for an untraced kernel.
+  std::vector<uint64_t> readTrace() {
+    std::vector<uint64_t> words(traceRecords() * MKRT_TRACE_RECORD_WORDS);
+    check(mkrt_read_trace(m_, words.data(), words.size()));
+    return words;
+  }
+
   uint64_t stepsRun() const { return mkrt_steps_run(m_); }
   double lastStepMs() const { return mkrt_last_step_ms(m_); }
   std::string device() const { return mkrt_device_description(m_); }

@@ -14,6 +14,11 @@
 //                                                            expected 12, seen 11, kind 1, epoch}
 //   // FAKE fault_at EPOCH                                  at that epoch, fail cuCtxSynchronize
 //                                                           with CUDA_ERROR_ILLEGAL_ADDRESS
+//   // FAKE trace_nodes N                                 trace records name nodes 0 .. N-1 in turn
+// An entry that declares 9 or more parameters is traced (`mkdsl build --trace`): its 9th is the
+// trace buffer, and every launch fills each of its 32-byte records i with start = epoch * 1e6 +
+// 100 i, ready = start + 10 (i mod 3), end = ready + 40, node = i mod N (default N 1), sm =
+// i mod grid.
 // A module whose text contains FAKE_REJECT fails to load with CUDA_ERROR_INVALID_PTX and a log.
 // Environment: FAKE_CUDA_NO_DEVICE=1 (cuInit fails), FAKE_CUDA_CC=80 (compute capability;
 // default 90), FAKE_CUDA_BLOCKS_PER_SM=N (occupancy; default 1), FAKE_CUDA_SMS=N (default 132).
@@ -37,6 +42,7 @@ struct Module;
 struct Function {
   Module* module = nullptr;
   int maxDynamicSmem = 48 * 1024;
+  int params = 0;  // as the entry declares them
 };
 struct Module {
   std::string text;
@@ -51,6 +57,8 @@ unsigned lastGrid = 0, lastBlock = 0, lastSmem = 0;
 uint32_t lastEpoch = 0;
 uint64_t lastTimeout = 0;
 CUdeviceptr lastParams[6] = {};
+CUdeviceptr lastTrace = 0;
+int lastParamCount = 0;
 int liveAllocations = 0;
 
 int envInt(const char* name, int dflt) {
@@ -71,7 +79,12 @@ bool inside(CUdeviceptr p, size_t n) {
 extern "C" {
 
 FakeCudaStats fake_cuda_stats() {
-  return {launches, badAccesses, liveAllocations, lastGrid, lastBlock, lastSmem, lastEpoch, lastTimeout};
+  return {launches, badAccesses, liveAllocations, lastGrid, lastBlock, lastSmem, lastEpoch, lastTimeout, lastParamCount};
+}
+uint64_t fake_cuda_last_trace() { return lastTrace; }
+uint64_t fake_cuda_allocation_bytes(uint64_t ptr) {
+  auto it = allocations.find(uintptr_t(ptr));
+  return it == allocations.end() ? 0 : it->second;
 }
 void fake_cuda_last_params(uint64_t out[6]) {
   for (int i = 0; i < 6; ++i) out[i] = lastParams[i];
@@ -190,6 +203,11 @@ CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
   if (mod->text.find(std::string(".entry ") + name) == std::string::npos) return CUDA_ERROR_NOT_FOUND;
   Function& fn = mod->functions[name];
   fn.module = mod;
+  // The parameters the entry declares: the ".param"s between its parentheses.
+  const size_t open = mod->text.find('(', mod->text.find(std::string(".entry ") + name));
+  const size_t close = mod->text.find(')', open);
+  fn.params = 0;
+  for (size_t p = mod->text.find(".param", open); p < close; p = mod->text.find(".param", p + 6)) ++fn.params;
   *f = reinterpret_cast<CUfunction>(&fn);
   return CUDA_SUCCESS;
 }
@@ -215,6 +233,14 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   for (int i = 0; i < 6; ++i) std::memcpy(&p[i], params[i], sizeof(CUdeviceptr)), lastParams[i] = p[i];
   std::memcpy(&lastEpoch, params[6], 4);
   std::memcpy(&lastTimeout, params[7], 8);
+  // The driver reads only what the entry declares: a 9th parameter only from a traced entry.
+  lastParamCount = fn->params >= 9 ? 9 : 8;
+  lastTrace = 0;
+  if (lastParamCount == 9) {
+    if (!params[8]) return CUDA_ERROR_INVALID_VALUE;
+    std::memcpy(&lastTrace, params[8], sizeof(CUdeviceptr));
+  }
+  uint64_t traceNodes = 1;
   auto at = [&](int arena, uint64_t off, size_t n) -> uint8_t* {
     if (arena < 0 || arena > 2 || !inside(p[arena] + off, n)) return ++badAccesses, nullptr;
     return reinterpret_cast<uint8_t*>(uintptr_t(p[arena] + off));
@@ -253,10 +279,25 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
         if (inside(p[4], sizeof rec)) std::memcpy(reinterpret_cast<void*>(uintptr_t(p[4])), rec, sizeof rec);
         else ++badAccesses;
       }
+    } else if (op == "trace_nodes") {
+      in >> traceNodes;
+      if (traceNodes == 0) traceNodes = 1;
     } else if (op == "fault_at") {
       uint32_t e = 0;
       in >> e;
       if (e == lastEpoch) sticky = 1;
+    }
+  }
+  if (lastTrace) {
+    auto it = allocations.find(uintptr_t(lastTrace));
+    if (it == allocations.end()) return ++badAccesses, CUDA_ERROR_ILLEGAL_ADDRESS;
+    auto* words = reinterpret_cast<uint64_t*>(it->first);
+    for (uint64_t i = 0; i < it->second / 32; ++i) {
+      const uint64_t start = uint64_t(lastEpoch) * 1000000 + 100 * i, ready = start + 10 * (i % 3);
+      words[4 * i] = start;
+      words[4 * i + 1] = ready;
+      words[4 * i + 2] = ready + 40;
+      words[4 * i + 3] = (i % traceNodes) << 32 | (i % gx);
     }
   }
   return CUDA_SUCCESS;

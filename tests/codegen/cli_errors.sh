@@ -7,7 +7,8 @@
 # option and expects: exit status 1, nothing on stdout, exactly one `mkdsl: error: ...` line on
 # stderr (optionally followed by the `(run `mkdsl --help` for usage)` hint) that mentions what
 # was wrong, and no output file left behind (neither the -o file nor its .meta.json sidecar; a
-# file that existed before is left unchanged). Prints `N passed, N failed`; exit 1 on a failure.
+# file that existed before is left unchanged). The `run --trace` cases at the end run `mkdsl run`
+# instead (SUBCOMMAND=run). Prints `N passed, N failed`; exit 1 on a failure.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,14 +30,14 @@ trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 passed=0 failed=0
 run_as=()  # a command prefix for expect_error (the read-only case runs as nobody under root)
 
-# expect_error NAME PATTERN OUTFILE -- ARGS...: runs `mkdsl build ARGS`, expects the error above;
-# PATTERN is an extended regex the error line must match; OUTFILE (may be empty) must not exist
-# afterwards, nor OUTFILE.meta.json.
+# expect_error NAME PATTERN OUTFILE -- ARGS...: runs `mkdsl build ARGS` (`mkdsl $SUBCOMMAND ARGS`
+# when set), expects the error above; PATTERN is an extended regex the error line must match;
+# OUTFILE (may be empty) must not exist afterwards, nor OUTFILE.meta.json.
 expect_error() {
   local name=$1 pattern=$2 outfile=$3
   shift 4
   local out err rc problems=() nerr nlines
-  out=$("${run_as[@]}" "$mkdsl" build "$@" 2>"$tmp/stderr")
+  out=$("${run_as[@]}" "$mkdsl" "${SUBCOMMAND:-build}" "$@" 2>"$tmp/stderr")
   rc=$?
   err=$(cat "$tmp/stderr")
   ((rc == 1)) || problems+=("exit status $rc, expected 1")
@@ -177,6 +178,17 @@ problems=()
 [[ -e $tmp/bad.ptx || -e $tmp/bad.ptx.meta.json ]] && problems+=("an output file was written")
 grep -q "unknown name 'x'" "$tmp/stderr" || problems+=("the diagnostic is missing")
 report "a program with errors writes no output" "$(cat "$tmp/stderr")" "${problems[@]}"
+
+# --- run --trace: a kernel traced on a GPU only ------------------------------------------------
+run_common=(--stdlib "$stdlib" "$prog" --random-weights 1 --tokens 1)
+SUBCOMMAND=run expect_error "run --trace with --device cpu" "--trace needs --device cuda" "$tmp/cpu.json" -- \
+  "${run_common[@]}" --device cpu --trace "$tmp/cpu.json"
+SUBCOMMAND=run expect_error "run --trace without a file" "--trace needs a file" "" -- \
+  "${run_common[@]}" --device cuda --trace
+SUBCOMMAND=run expect_error "run --trace-step without --trace" "--trace-step goes with --trace" "" -- \
+  "${run_common[@]}" --device cuda --trace-step 2
+SUBCOMMAND=run expect_error "run --trace-step 0" "--trace-step needs a step number" "$tmp/zero.json" -- \
+  "${run_common[@]}" --device cuda --trace "$tmp/zero.json" --trace-step 0
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -1,7 +1,7 @@
 // End-to-end tests of the CPU path: examples/llama_tiny.mk -> graph IR -> megakernel IR ->
 // interpreter, against the naive reference (tests/reference/llama_ref.h), against Hugging Face
 // transformers' goldens (tests/data), under many SM interleavings, with a dependency removed, and
-// through the `mkdsl run` binary.
+// through the `mkdsl run` binary (on a fake CUDA driver too, --trace included).
 //
 // Run: build/tests/mk_e2e_tests   (ctest: the `e2e.*` tests)
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
@@ -30,6 +30,8 @@
 #include "ir/verify.h"
 #include "lowering/graph.h"
 #include "lowering/schedule.h"
+#include "runtime/json.h"
+#include "runtime/metadata.h"
 #include "runtime/npy.h"
 #include "runtime/safetensors.h"
 #include "support/diagnostics.h"
@@ -760,4 +762,52 @@ TEST_CASE("mkdsl run --device cuda: no driver here, and the fake driver") {
   r = runMkdsl(cudaArgs("--random-weights 1 --tokens 1 --device cuda:2"), fake);
   CHECK(r.exitCode == 1);
   CHECK(r.err == runError("there is no CUDA device 2 (this machine has 1)"));
+}
+
+TEST_CASE("mkdsl run --device cuda --trace: the kernel built traced, a Chrome trace and its summary (fake driver)") {
+  REQUIRE(fs::exists(fakeDriver()));
+  const std::string fake = "MKRT_CUDA_LIBRARY='" + fakeDriver() + "' ";
+  auto cudaArgs = [&](const std::string& rest) {
+    return "run --stdlib '" + kStdlib + "' '" + kTinyMk + "' --device cuda --random-weights 7 --tokens 1,2,3 " + rest;
+  };
+  TempDir tmp;
+  // The last of the 6 steps by default; the ids alone on stdout, the summary after the timings.
+  CmdResult r = runMkdsl(cudaArgs("--max-new 4 --trace '" + tmp.file("t.json") + "'"), fake);
+  INFO(r.err);
+  CHECK(r.exitCode == 0);
+  CHECK(r.out == "0,0,0,0\n");
+  CHECK(r.err.find("mkdsl: wrote the trace to " + tmp.file("t.json")) != std::string::npos);
+  CHECK(r.err.find("mkdsl: trace of step 6: 138 tasks on 132 SMs in ") != std::string::npos);
+  CHECK(r.err.find("mkdsl: step time (all 6 steps") < r.err.find("mkdsl: trace of step 6"));
+  runtime::JsonValue doc = runtime::parseJson(runtime::readWholeFile(tmp.file("t.json")));
+  CHECK(doc.get("displayTimeUnit")->text == "ns");
+  CHECK(doc.get("otherData")->get("step")->text == "6");
+  const runtime::JsonValue* events = doc.get("traceEvents");
+  REQUIRE(events);
+  size_t tracks = 0, slices = 0;
+  for (const runtime::JsonValue& e : events->items) {
+    if (e.get("name")->text == "thread_name") ++tracks;
+    if (e.get("ph")->text == "X" && e.get("name")->text != "wait") ++slices;
+  }
+  CHECK(tracks == 132);  // one per SM
+  CHECK(slices == 138);  // one per queue entry
+  // --trace-step: the records of that step (the fake stamps them from epoch * 1e6 ns).
+  r = runMkdsl(cudaArgs("--max-new 0 --trace '" + tmp.file("s.json") + "' --trace-step 2"), fake);
+  CHECK(r.exitCode == 0);
+  doc = runtime::parseJson(runtime::readWholeFile(tmp.file("s.json")));
+  CHECK(doc.get("otherData")->get("start_ns")->text == "2000000");
+
+  // Mistakes: one line each, status 1, nothing written.
+  r = runMkdsl("run --stdlib '" + kStdlib + "' '" + kTinyMk + "' --device cpu --random-weights 7 --tokens 1 --trace '" +
+               tmp.file("c.json") + "'");
+  CHECK(r.exitCode == 1);
+  CHECK(r.err.find("mkdsl: error: --trace needs --device cuda\n") == 0);
+  r = runMkdsl(cudaArgs("--trace-step 2"), fake);
+  CHECK(r.exitCode == 1);
+  CHECK(r.err.find("mkdsl: error: --trace-step goes with --trace FILE.json\n") == 0);
+  r = runMkdsl(cudaArgs("--max-new 2 --trace '" + tmp.file("x.json") + "' --trace-step 5"), fake);
+  CHECK(r.exitCode == 1);
+  CHECK(r.err == runError("--trace-step 5 is not a step of this decode: it runs steps 1 .. 4"));
+  CHECK(!fs::exists(tmp.file("c.json")));
+  CHECK(!fs::exists(tmp.file("x.json")));
 }

@@ -93,6 +93,24 @@ TEST_CASE("decode: prefill, then greedy from the step's next token or the logits
   CHECK(r.logits.empty());
 }
 
+TEST_CASE("decode: the after-step hook sees every step once, in order, after it ran") {
+  ScriptedStepper s;
+  rt::DecodeOptions o;
+  o.maxNew = 3;
+  std::vector<int64_t> steps;
+  o.afterStep = [&](int64_t step) {
+    CHECK(s.seen.size() == size_t(step));  // the step has run
+    steps.push_back(step);
+  };
+  rt::decode(s, {1, 2}, o);
+  CHECK(steps == std::vector<int64_t>{1, 2, 3, 4});
+  // --trace-step: 1-based, 0 for the last; anything else is refused with the range.
+  CHECK(rt::traceStepOf(0, 4) == 4);
+  CHECK(rt::traceStepOf(2, 4) == 2);
+  CHECK_THROWS_WITH_AS(rt::traceStepOf(5, 4), "--trace-step 5 is not a step of this decode: it runs steps 1 .. 4",
+                       rt::DecodeError);
+}
+
 TEST_CASE("decode: teacher forcing feeds every given token and generates nothing") {
   ScriptedStepper s;
   rt::DecodeResult r = rt::decode(s, {5, 4, 3, 2}, {0, true});

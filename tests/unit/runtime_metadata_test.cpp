@@ -389,3 +389,87 @@ TEST_CASE("runtime metadata: the tiny Llama's config values, declarations and bo
   CHECK(inputRangeProblem(m, 1, 64) == "pos 64 is past the KV cache: positions 0 .. 63 (max_seq = 64)");
   CHECK(inputRangeProblem(m, 0, 300) == "token 300 is past the rows of 'embed_tokens': ids 0 .. 255 (vocab = 256)");
 }
+
+TEST_CASE("runtime metadata: a traced kernel's \"trace\", and every malformed one") {
+  // An untraced kernel has none.
+  CHECK(!parseMetadata(kGood, "k.meta.json").trace);
+
+  std::string text = kGood;
+  auto sub = [](std::string& t, const std::string& from, const std::string& to) {
+    size_t at = t.find(from);
+    REQUIRE_MESSAGE(at != std::string::npos, from);
+    t.replace(at, from.size(), to);
+  };
+  sub(text, "\"epoch\", \"timeout\"],", "\"epoch\", \"timeout\", \"trace\"],");
+  const std::string field =
+      "\"trace\": {\"records\": 3, \"record_words\": 4, \"nodes\": [{\"name\": \"a#0\", \"op\": \"a\", \"tasks\": 2, \"bytes\": 64}, "
+      "{\"name\": \"b#1\", \"op\": \"b\", \"tasks\": 1, \"bytes\": 8}]}";
+  sub(text, "\"arenas\":", field + ",\n  \"arenas\":");
+  KernelMetadata m = parseMetadata(text, "k.meta.json");
+  REQUIRE(m.trace);
+  CHECK(m.trace->records == 3);
+  REQUIRE(m.trace->nodes.size() == 2);
+  CHECK(m.trace->nodes[0].name == "a#0");
+  CHECK(m.trace->nodes[0].op == "a");
+  CHECK(m.trace->nodes[0].tasks == 2);
+  CHECK(m.trace->nodes[0].bytes == 64);
+  CHECK(m.trace->nodes[1].name == "b#1");
+  CHECK(parseMetadata(mutated("\"arenas\":", "\"trace_v2\": 1, \"arenas\":"), "k").trace == std::nullopt);  // unknown keys
+
+  auto bad = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    sub(t, from, to);
+    return parseError(t);
+  };
+  const std::string head = "k.meta.json: malformed metadata: ";
+  // The parameter and the field come together.
+  CHECK(bad("\"trace\": {\"records\"", "\"trace_off\": {\"records\"") ==
+        head + "\"params\" ends with \"trace\" (a kernel built with --trace), but there is no \"trace\" field to describe its records");
+  CHECK(bad(", \"trace\"],", "],") == head + "there is a \"trace\" field, but \"params\" has no \"trace\" parameter");
+  CHECK(bad("\"epoch\", \"timeout\", \"trace\"]", "\"epoch\", \"trace\", \"timeout\"]")
+            .find("the kernel takes parameters (weights, state, activations, sync, error, inputs, epoch, trace, timeout); this "
+                  "runtime passes (weights, state, activations, sync, error, inputs, epoch, timeout), and a traced kernel also "
+                  "trace") != std::string::npos);
+  // The field itself.
+  CHECK(bad(field, "\"trace\": [1]") ==
+        head + "\"trace\" is an array, not an object");
+  CHECK(bad("\"records\": 3", "\"records\": -1") == head + "\"trace\".records is -1; expected 0 to 144115188075855871");
+  CHECK(bad("\"records\": 3", "\"records\": \"3\"") == head + "\"trace\".records is a string, not an integer");
+  CHECK(bad("\"records\": 3, ", "") == head + "\"trace\": missing \"records\"");
+  CHECK(bad("\"record_words\": 4", "\"record_words\": 5") ==
+        head + "\"trace\".record_words is 5; this runtime reads records of 4 u64 words (start, ready, end, node << 32 | sm)");
+  CHECK(bad(", \"nodes\": [", ", \"nodez\": [") == head + "\"trace\": missing \"nodes\"");
+  CHECK(bad("\"nodes\": [", "\"nodes\": [7, ") == head + "\"trace\".nodes[0] is a number, not an object");
+  CHECK(bad("\"name\": \"a#0\"", "\"name\": \"\"") == head + "\"trace\".nodes[0].name is empty");
+  CHECK(bad(", \"op\": \"b\"", "") == head + "\"trace\".nodes[1]: missing \"op\"");
+  CHECK(bad("\"tasks\": 2", "\"tasks\": -2") == head + "\"trace\".nodes[0].tasks is -2; expected at least 0");
+  CHECK(bad("\"bytes\": 8", "\"bytes\": 1.5") == head + "\"trace\".nodes[1].bytes is 1.5, not an integer");
+  CHECK(bad("\"op\": \"a\"", "\"op\": null") == head + "\"trace\".nodes[0].op is null, not a string");
+}
+
+TEST_CASE("runtime metadata: the tiny Llama built with --trace") {
+  std::ifstream in(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
+  std::ostringstream src;
+  src << in.rdbuf();
+  mk::CompileOptions o;
+  o.check.stdlibDir = MK_STDLIB_DIR;
+  o.backend.trace = true;
+  std::string diags;
+  auto out = mk::compileSource("llama_tiny.mk", src.str(), o, &diags);
+  REQUIRE_MESSAGE(out, diags);
+  KernelMetadata m = parseMetadata(out->metadataJson, "tiny.meta.json");
+  REQUIRE(m.trace);
+  CHECK(m.trace->records == out->artifact.launch.traceRecords);
+  CHECK(m.trace->records == int64_t(out->kernel.tasks.size()));
+  REQUIRE(m.trace->nodes.size() == out->kernel.graph.nodes.size());
+  int64_t tasks = 0;
+  for (const TraceNode& n : m.trace->nodes) {
+    CHECK(n.name == n.op + "#" + std::to_string(&n - m.trace->nodes.data()));
+    tasks += n.tasks;
+  }
+  CHECK(tasks == m.trace->records);  // every queue entry is one task of one node
+  CHECK(m.trace->nodes[1].op == "qkv_rope_append");
+  std::vector<std::string> params = kKernelParams;
+  params.push_back(kTraceParam);
+  CHECK(out->artifact.launch.params == params);
+}

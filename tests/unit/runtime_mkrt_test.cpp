@@ -2,7 +2,7 @@
 // driver, and everything else against a fake driver over host memory
 // (runtime/testing/fake_cuda.cpp, loaded through MKRT_CUDA_LIBRARY): arenas, weights at their
 // offsets in their layouts, the launch parameters, inputs, outputs, the timeout record, faults,
-// and every file error.
+// every file error, and a traced kernel's records (--trace).
 #include <doctest/doctest.h>
 
 #include <dlfcn.h>
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "compiler/compile.h"
+#include "runtime/json.h"
 #include "runtime/layout.h"
 #include "runtime/metadata.h"
 #include "runtime/mkrt.h"
@@ -28,6 +29,7 @@
 #include "runtime/npy.h"
 #include "runtime/safetensors.h"
 #include "runtime/testing/fake_cuda.h"
+#include "runtime/trace.h"
 #include "runtime/weights.h"
 
 namespace rt = mk::runtime;
@@ -1006,4 +1008,251 @@ TEST_CASE("mkrt-run: every bad input is one clear error line and exit status 1")
     CHECK(r.status == 1);
     CHECK(r.err.find("mkrt-run: error: no CUDA driver (libcuda.so.1) on this machine") == 0);
   }
+}
+
+namespace {
+
+// The fake driver's view of the trace parameter: its pointer at the last launch, and the size of
+// the allocation at a pointer (0: none starts there).
+uint64_t fakeLastTrace() {
+  void* h = dlopen(fakeDriver().c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(h);
+  auto f = reinterpret_cast<FakeCudaLastTraceFn>(dlsym(h, "fake_cuda_last_trace"));
+  REQUIRE(reinterpret_cast<void*>(f) != nullptr);
+  return f();
+}
+uint64_t fakeAllocationBytes(uint64_t p) {
+  void* h = dlopen(fakeDriver().c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(h);
+  auto f = reinterpret_cast<FakeCudaAllocationBytesFn>(dlsym(h, "fake_cuda_allocation_bytes"));
+  REQUIRE(reinterpret_cast<void*>(f) != nullptr);
+  return f(p);
+}
+
+// kMeta built with --trace: 10 records over two nodes.
+std::string tracedMeta() {
+  std::string m = kMeta;
+  auto sub = [&](const std::string& from, const std::string& to) {
+    const size_t at = m.find(from);
+    REQUIRE(at != std::string::npos);
+    m.replace(at, from.size(), to);
+  };
+  sub("\"epoch\", \"timeout\"],", "\"epoch\", \"timeout\", \"trace\"],");
+  sub("\"arenas\":", "\"trace\": {\"records\": 10, \"record_words\": 4, \"nodes\": [{\"name\": \"copy#0\", \"op\": \"copy\", "
+                     "\"tasks\": 6, \"bytes\": 600}, {\"name\": \"echo#1\", \"op\": \"echo\", \"tasks\": 4, \"bytes\": 40}]},\n"
+                     "  \"arenas\":");
+  return m;
+}
+
+// ptx() with the 9 parameters of a traced entry (the fake reads a 9th only when it is declared).
+std::string tracedPtx(const std::string& extra = "") {
+  std::string p = ptx("// FAKE trace_nodes 2\n" + extra);
+  std::string params;
+  for (int i = 0; i < 9; ++i) params += std::string(i ? ",\n" : "") + "\t.param .u64 mk_step_param_" + std::to_string(i);
+  const std::string one = "\t.param .u64 mk_step_param_0\n";
+  p.replace(p.find(one), one.size(), params + "\n");
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("mkrt: a traced kernel gets a 9th parameter, its records buffer, and reads them back") {
+  REQUIRE(fs::exists(fakeDriver()));
+  TempDir dir;
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  write(dir / "t.ptx", tracedPtx("// FAKE timeout_at 3\n"));
+  write(dir / "t.meta.json", tracedMeta());
+  write(dir / "u.ptx", ptx());
+  write(dir / "u.meta.json", kMeta);
+  const FakeCudaStats before = fakeStats();
+  {
+    auto t = openModel(dir / "t.ptx", dir / "t.meta.json");
+    REQUIRE_MESSAGE(t->m, t->err);
+    // One allocation more than an untraced kernel: the records.
+    const int traced = fakeStats().liveAllocations - before.liveAllocations;
+    auto u = openModel(dir / "u.ptx", dir / "u.meta.json");
+    REQUIRE_MESSAGE(u->m, u->err);
+    CHECK(fakeStats().liveAllocations - before.liveAllocations - traced == traced - 1);
+
+    CHECK(mkrt_is_traced(t->m) == 1);
+    CHECK(mkrt_trace_records(t->m) == 10);
+    REQUIRE(mkrt_num_trace_nodes(t->m) == 2);
+    mkrt_trace_node node{};
+    CHECK(mkrt_trace_node_info(t->m, 1, &node) == MKRT_OK);
+    CHECK(std::string(node.name) == "echo#1");
+    CHECK(std::string(node.op) == "echo");
+    CHECK(node.tasks == 4);
+    CHECK(node.bytes == 40);
+    CHECK(mkrt_trace_node_info(t->m, 2, &node) == MKRT_ERR_ARGUMENT);
+
+    std::vector<uint64_t> words(40, 7);
+    CHECK(mkrt_read_trace(t->m, words.data(), words.size()) == MKRT_ERR_STATE);
+    CHECK(std::string(mkrt_last_error(t->m)) == "no step has run yet: the trace holds the last step's records");
+
+    REQUIRE(mkrt_random_weights(t->m, 1) == MKRT_OK);
+    const int64_t in[4] = {1, 0, 0, 0};
+    REQUIRE(mkrt_step(t->m, in, 4) == MKRT_OK);
+    // The launch read 9 parameters; the 9th is an allocation of records * 32 bytes of its own.
+    const FakeCudaStats s = fakeStats();
+    CHECK(s.params == 9);
+    const uint64_t trace = fakeLastTrace();
+    CHECK(trace != 0);
+    CHECK(fakeAllocationBytes(trace) == 10 * 32);
+    for (uint64_t p : fakeLastParams()) CHECK(p != trace);
+
+    // The records as the "kernel" wrote them (fake_cuda.cpp): epoch 1.
+    CHECK(mkrt_read_trace(t->m, words.data(), words.size()) == MKRT_OK);
+    for (uint64_t i = 0; i < 10; ++i) {
+      INFO(i);
+      CHECK(words[4 * i] == 1000000 + 100 * i);
+      CHECK(words[4 * i + 1] == words[4 * i] + 10 * (i % 3));
+      CHECK(words[4 * i + 2] == words[4 * i + 1] + 40);
+      CHECK(words[4 * i + 3] == ((i % 2) << 32 | i % 132));
+    }
+    CHECK(mkrt_read_trace(t->m, words.data(), 39) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(t->m)) == "the trace holds 10 records of 4 words (40); the buffer holds 39");
+    CHECK(mkrt_read_trace(t->m, nullptr, 40) == MKRT_ERR_ARGUMENT);
+
+    // Each step's own records; those of a step that timed out too (what ran before the stop).
+    const int64_t in2[4] = {1, 1, 0, 0};
+    REQUIRE(mkrt_step(t->m, in2, 4) == MKRT_OK);
+    CHECK(mkrt_read_trace(t->m, words.data(), words.size()) == MKRT_OK);
+    CHECK(words[0] == 2000000);
+    const int64_t in3[4] = {1, 2, 0, 0};
+    CHECK(mkrt_step(t->m, in3, 4) == MKRT_ERR_TIMEOUT);
+    CHECK(mkrt_read_trace(t->m, words.data(), words.size()) == MKRT_OK);
+    CHECK(words[0] == 3000000);
+    // The C++ wrapper, and the summary of what it reads.
+    {
+      mkrt::Model m(dir / "t.ptx", dir / "t.meta.json");
+      CHECK(m.traced());
+      CHECK(m.traceRecords() == 10);
+      CHECK(m.traceNodes().size() == 2);
+      m.randomWeights(1);
+      m.step({1, 0, 0, 0});
+      const std::vector<uint64_t> w = m.readTrace();
+      REQUIRE(w.size() == 40);
+      const rt::KernelMetadata md = rt::parseMetadata(tracedMeta(), "t.meta.json");
+      const rt::TraceSummary sum = rt::summarizeTrace(*md.trace, w, 1);
+      CHECK(sum.written == 10);
+      CHECK(sum.spanNs == 940);  // the last record starts 900 ns after the first, waits 0 ns and runs 40
+      m.reset();
+      CHECK_THROWS_WITH_AS(m.readTrace(), "no step has run yet: the trace holds the last step's records", mkrt::Error);
+    }
+
+    // Untraced: 8 parameters, no records, a clear error when asked for them.
+    CHECK(mkrt_is_traced(u->m) == 0);
+    CHECK(mkrt_trace_records(u->m) == 0);
+    CHECK(mkrt_num_trace_nodes(u->m) == 0);
+    REQUIRE(mkrt_random_weights(u->m, 1) == MKRT_OK);
+    REQUIRE(mkrt_step(u->m, in, 4) == MKRT_OK);
+    CHECK(fakeStats().params == 8);
+    CHECK(fakeLastTrace() == 0);
+    CHECK(mkrt_read_trace(u->m, words.data(), words.size()) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(u->m)) == "the kernel was built without --trace: rebuild it with mkdsl build --trace");
+    mkrt::Model um(dir / "u.ptx", dir / "u.meta.json");
+    CHECK(!um.traced());
+    CHECK_THROWS_WITH_AS(um.readTrace(), "the kernel was built without --trace: rebuild it with mkdsl build --trace",
+                         mkrt::Error);
+    CHECK(mkrt_read_trace(nullptr, words.data(), words.size()) == MKRT_ERR_ARGUMENT);
+    CHECK(mkrt_is_traced(nullptr) == 0);
+  }
+  const FakeCudaStats after = fakeStats();
+  CHECK(after.badAccesses == before.badAccesses);
+  CHECK(after.liveAllocations == before.liveAllocations);
+}
+
+TEST_CASE("mkrt: the tiny Llama built with --trace on the fake driver") {
+  REQUIRE(fs::exists(fakeDriver()));
+  std::ifstream src(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
+  std::ostringstream text;
+  text << src.rdbuf();
+  mk::CompileOptions opts;
+  opts.check.stdlibDir = MK_STDLIB_DIR;
+  opts.backend.trace = true;
+  std::string diags;
+  auto out = mk::compileSource("llama_tiny.mk", text.str(), opts, &diags);
+  REQUIRE_MESSAGE(out, diags);
+  const int64_t records = out->artifact.launch.traceRecords;
+  REQUIRE(records > 0);
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  const FakeCudaStats before = fakeStats();
+  {
+    mkrt::Model m = mkrt::Model::fromData(out->artifact.ptx, out->metadataJson);
+    CHECK(m.traceRecords() == size_t(records));
+    m.randomWeights(1);
+    m.step({1, 0});
+    CHECK(fakeStats().params == 9);
+    CHECK(fakeAllocationBytes(fakeLastTrace()) == uint64_t(records) * 32);
+    CHECK(m.readTrace().size() == size_t(records) * 4);
+  }
+  CHECK(fakeStats().badAccesses == before.badAccesses);
+  CHECK(fakeStats().liveAllocations == before.liveAllocations);
+}
+
+TEST_CASE("mkrt-run --trace: the Chrome trace of a step, its summary, and the errors") {
+  REQUIRE_MESSAGE(fs::exists(mkrtRun()), "build the mkrt-run target first: " << mkrtRun());
+  REQUIRE(fs::exists(fakeDriver()));
+  TempDir dir;
+  const mk::CompileOutput untraced = compileTiny();
+  write(dir / "u.ptx", untraced.artifact.ptx);
+  write(dir / "u.meta.json", untraced.metadataJson);
+  std::ifstream src(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
+  std::ostringstream text;
+  text << src.rdbuf();
+  mk::CompileOptions opts;
+  opts.check.stdlibDir = MK_STDLIB_DIR;
+  opts.backend.trace = true;
+  auto out = mk::compileSource("llama_tiny.mk", text.str(), opts);
+  REQUIRE(out);
+  write(dir / "tiny.ptx", out->artifact.ptx);
+  write(dir / "tiny.meta.json", out->metadataJson);
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  // 3 prompt tokens + 2 new: 4 steps; the last is traced unless --trace-step says otherwise.
+  const std::string tiny = "--ptx '" + (dir / "tiny.ptx") + "' --random-weights 1 --tokens 1,2,3 --max-new 2";
+  RunResult r = runTool(tiny + " --trace '" + (dir / "last.json") + "'", dir);
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.out == "0,0\n");  // the ids alone on stdout
+  CHECK(r.err.find("mkrt-run: wrote the trace to " + (dir / "last.json")) != std::string::npos);
+  CHECK(r.err.find("mkrt-run: trace of step 4: 138 tasks on 132 SMs in ") != std::string::npos);
+  CHECK(r.err.find("mkrt-run: estimated traffic ") != std::string::npos);
+  CHECK(r.err.find("mkrt-run: slowest SMs (by their last task's end):") != std::string::npos);
+  rt::JsonValue doc = rt::parseJson(rt::readWholeFile(dir / "last.json"));
+  CHECK(doc.get("displayTimeUnit")->text == "ns");
+  CHECK(doc.get("otherData")->get("step")->text == "4");
+  CHECK(doc.get("otherData")->get("start_ns")->text == "4000000");  // the fake stamps epoch * 1e6
+  CHECK(doc.get("traceEvents")->items.size() > 138);
+  // --trace-step: the records read right after that step.
+  r = runTool(tiny + " --trace '" + (dir / "two.json") + "' --trace-step 2", dir);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("mkrt-run: trace of step 2: ") != std::string::npos);
+  doc = rt::parseJson(rt::readWholeFile(dir / "two.json"));
+  CHECK(doc.get("otherData")->get("start_ns")->text == "2000000");
+
+  // Errors: one line, exit status 1, nothing on stdout.
+  r = runTool("--ptx '" + (dir / "u.ptx") + "' --random-weights 1 --tokens 1 --trace '" + (dir / "u.json") + "'", dir);
+  CHECK(r.status == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err == "mkrt-run: error: the kernel was built without --trace: rebuild it with mkdsl build --trace\n");
+  CHECK(!fs::exists(dir / "u.json"));
+  r = runTool(tiny + " --trace '" + (dir / "x.json") + "' --trace-step 5", dir);
+  CHECK(r.status == 1);
+  CHECK(r.err == "mkrt-run: error: --trace-step 5 is not a step of this decode: it runs steps 1 .. 4\n");
+  r = runTool(tiny + " --trace-step 2", dir);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("mkrt-run: error: --trace-step goes with --trace FILE.json") == 0);
+  r = runTool(tiny + " --trace-step 0 --trace x.json", dir);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("--trace-step needs a step number (1 is the first)") != std::string::npos);
+  r = runTool(tiny + " --trace", dir);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("--trace needs a file") != std::string::npos);
+  r = runTool(tiny + " --trace '" + (dir / "nowhere/t.json") + "'", dir);
+  CHECK(r.status == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err == "mkrt-run: error: " + (dir / "nowhere/t.json") + ": cannot write: No such file or directory\n");
 }

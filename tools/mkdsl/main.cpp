@@ -96,6 +96,10 @@ Options for run (and --gpu, --sms, --smem, --warp, --target as for build):
                                     fails with the kernel's timeout record (default 2000)
   --interleave-seed N               cpu: the seed of the interpreter's random SM interleaving
                                     (default 1)
+  --trace FILE.json                 cuda: build the kernel with --trace and write when each task
+                                    of the last step started, was ready and ended as a Chrome
+                                    trace (ui.perfetto.dev); a summary per op and SM on stderr
+  --trace-step N                    trace step N (1-based) instead of the last
   Prints the generated ids on stdout; the time to first token and the per-token latency
   (median, p90, p99) on stderr.
 
@@ -127,6 +131,8 @@ struct Args {
   int64_t maxNew = 16;
   uint64_t interleaveSeed = 1;
   std::string dumpLogits;
+  std::string trace;           // run --trace FILE.json
+  int64_t traceStep = 0;       // run --trace-step N (0: the last)
   bool json = false;
   unsigned maxErrors = 20;
   enum class Color { Auto, Always, Never } color = Color::Auto;
@@ -325,6 +331,12 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
         if (!value(i, "--interleave-seed", v) || !number(v, n)) return "--interleave-seed needs a number";
         a.interleaveSeed = static_cast<uint64_t>(n);
         a.interleaveSeedGiven = true;
+      } else if (cmd == "run" && is(arg, "--trace")) {
+        if (!value(i, "--trace", v) || v.empty()) return "--trace needs a file to write the trace to (FILE.json)";
+        a.trace = v;
+      } else if (cmd == "run" && is(arg, "--trace-step")) {
+        if (!value(i, "--trace-step", v) || !number(v, n) || n == 0) return "--trace-step needs a step number (1 is the first)";
+        a.traceStep = n;
       } else if (cmd == "run" && is(arg, "--dump-logits")) {
         if (!value(i, "--dump-logits", v) || v.empty()) return "--dump-logits needs a file";
         a.dumpLogits = v;
@@ -346,6 +358,9 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
     if (a.device == "cuda" && a.interleaveSeedGiven) return "--interleave-seed goes with --device cpu (the interpreter)";
     if (a.weights.empty() == !a.randomWeights) return "`mkdsl run` needs exactly one of --weights PATH and --random-weights SEED";
     if (a.tokens.empty()) return "`mkdsl run` needs --tokens";
+    if (!a.trace.empty() && a.device != "cuda") return "--trace needs --device cuda";
+    if (a.traceStep && a.trace.empty()) return "--trace-step goes with --trace FILE.json";
+    a.compile.backend.trace = !a.trace.empty();
   }
   if (cmd == "build") {
     if (auto err = resolveBuildOutput(a)) return err;
@@ -753,6 +768,7 @@ int runRun(const Args& a) {
     // checkpoint (each error names the tensor, its safetensors name and its .mk line).
     mk::runtime::MetadataStepper described(md);
     mk::runtime::checkDecode(described, a.tokens, a.maxNew);
+    if (!a.trace.empty()) mk::runtime::traceStepOf(a.traceStep, mk::runtime::decodeSteps(a.tokens.size(), a.maxNew));
     if (checkpoint)
       for (const mk::runtime::TensorMeta& t : md.tensors)
         if (t.kind == mk::runtime::TensorMeta::Weight)
@@ -762,6 +778,7 @@ int runRun(const Args& a) {
     options.maxNew = a.maxNew;
     options.keepLogits = !a.dumpLogits.empty();
     mk::runtime::DecodeResult result;
+    std::vector<std::string> traceLines;  // --trace: the summary, after the timings
     std::string device;
     double loadS = 0;
     using Clock = std::chrono::steady_clock;
@@ -774,7 +791,13 @@ int runRun(const Args& a) {
       else model.loadWeights(a.weights);
       loadS = std::chrono::duration<double>(Clock::now() - t0).count();
       mk::runtime::MkrtStepper stepper(model);
+      std::optional<mk::runtime::TraceCapture> trace;
+      if (!a.trace.empty()) {
+        trace.emplace(model, a.traceStep, mk::runtime::decodeSteps(a.tokens.size(), a.maxNew));
+        options.afterStep = [&](int64_t step) { trace->afterStep(step); };
+      }
       result = mk::runtime::decode(stepper, a.tokens, options);
+      if (trace) traceLines = trace->write(a.trace);
     } else {
       InterpreterStepper stepper(*kernel, md, a.interleaveSeed);
       device = "the CPU interpreter (" + std::to_string(kernel->queues.size()) + " SM queues, interleave seed " +
@@ -795,6 +818,7 @@ int runRun(const Args& a) {
     }
     std::fprintf(stderr, "mkdsl: %s; weights loaded in %.2f s\n", device.c_str(), loadS);
     for (const std::string& line : mk::runtime::decodeReport(result)) std::fprintf(stderr, "mkdsl: %s\n", line.c_str());
+    for (const std::string& line : traceLines) std::fprintf(stderr, "mkdsl: %s\n", line.c_str());
   } catch (const std::exception& e) {
     return fail(e.what());
   }

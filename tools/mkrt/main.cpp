@@ -36,7 +36,7 @@ namespace {
 
 const char* kUsage = R"(usage: mkrt-run --ptx FILE.ptx [--meta FILE.meta.json] (--weights PATH | --random-weights SEED)
                 --tokens 1,2,3 [--max-new N] [--dump-logits FILE.npy] [--compare-logits REF.npy]
-                [--tolerance X] [--timeout-ms N] [--device N]
+                [--tolerance X] [--timeout-ms N] [--device N] [--trace FILE.json [--trace-step N]]
 
 Runs a megakernel built by `mkdsl build MODEL.mk -o FILE.ptx` on a CUDA GPU: the prompt one token
 per step, then greedy decoding; the decode loop of `mkdsl run` (runtime/decode.h).
@@ -56,15 +56,21 @@ per step, then greedy decoding; the decode loop of `mkdsl run` (runtime/decode.h
   --timeout-ms N           how long one wait in the kernel may spin before the step fails with
                            the kernel's timeout record (default 2000)
   --device N               the CUDA device (default 0)
+  --trace FILE.json        a kernel built with `mkdsl build --trace`: write when each task of the
+                           last step started, was ready and ended as a Chrome trace (open it in
+                           ui.perfetto.dev), and print a summary per op and SM on stderr
+  --trace-step N           trace step N (1-based) instead of the last
 
 Prints the generated ids on stdout (one line, comma-separated; nothing with --max-new 0), and on
-stderr the device, the time to first token (host wall clock, prompt included) and the per-token
-latency (GPU time of each decode step's launch, CUDA events: median, p90, p99).
+stderr the device, the time to first token (host wall clock, prompt included), the per-token
+latency (GPU time of each decode step's launch, CUDA events: median, p90, p99) and, with --trace,
+the trace's summary.
 Exit status: 0 on success, 1 on any error.
 )";
 
 struct Args {
-  std::string ptx, meta, weights, dumpLogits, compareLogits;
+  std::string ptx, meta, weights, dumpLogits, compareLogits, trace;
+  int64_t traceStep = 0;  // 0: the last
   double tolerance = 1e-2;
   std::optional<uint64_t> randomWeights;
   std::vector<int64_t> tokens;
@@ -148,6 +154,12 @@ std::string parse(int argc, char** argv, Args& a) {
       if (!take("--timeout-ms") || !number(value, n) || n == 0 || n > 3600 * 1000)
         return "--timeout-ms needs a number of milliseconds from 1 to 3600000";
       a.timeoutMs = n;
+    } else if (arg == "--trace") {
+      if (!take("--trace") || value.empty()) return "--trace needs a file to write the trace to (FILE.json)";
+      a.trace = value;
+    } else if (arg == "--trace-step") {
+      if (!take("--trace-step") || !number(value, n) || n == 0) return "--trace-step needs a step number (1 is the first)";
+      a.traceStep = n;
     } else if (arg == "--device") {
       if (!take("--device") || !number(value, n) || n > 1024) return "--device needs a device index";
       a.device = n;
@@ -164,6 +176,7 @@ std::string parse(int argc, char** argv, Args& a) {
   }
   if (a.weights.empty() == !a.randomWeights) return "give exactly one of --weights PATH and --random-weights SEED";
   if (a.tokens.empty()) return "--tokens is required";
+  if (a.traceStep && a.trace.empty()) return "--trace-step goes with --trace FILE.json";
   return "";
 }
 
@@ -209,6 +222,8 @@ int run(const Args& a) {
   mk::runtime::checkDecode(stepper, a.tokens, a.maxNew);
   const size_t vocab = stepper.vocab();
   const int64_t steps = mk::runtime::decodeSteps(a.tokens.size(), a.maxNew);
+  std::optional<mk::runtime::TraceCapture> trace;
+  if (!a.trace.empty()) trace.emplace(m, a.traceStep, steps);
   std::optional<mk::runtime::NpyArray> reference;
   if (!a.compareLogits.empty()) {
     reference = mk::runtime::readNpy(a.compareLogits);
@@ -226,8 +241,11 @@ int run(const Args& a) {
   mk::runtime::DecodeOptions options;
   options.maxNew = a.maxNew;
   options.keepLogits = !a.dumpLogits.empty() || reference.has_value();
+  if (trace) options.afterStep = [&](int64_t step) { trace->afterStep(step); };
   const mk::runtime::DecodeResult r = mk::runtime::decode(stepper, a.tokens, options);
   if (!a.dumpLogits.empty()) mk::runtime::writeNpy(a.dumpLogits, r.steps, int64_t(vocab), r.logits);
+  std::vector<std::string> traceLines;
+  if (trace) traceLines = trace->write(a.trace);
 
   if (a.maxNew > 0) {
     std::string ids;
@@ -237,6 +255,7 @@ int run(const Args& a) {
   }
   std::fprintf(stderr, "mkrt-run: %s; weights loaded in %.2f s\n", m.device().c_str(), loadS);
   for (const std::string& line : mk::runtime::decodeReport(r)) std::fprintf(stderr, "mkrt-run: %s\n", line.c_str());
+  for (const std::string& line : traceLines) std::fprintf(stderr, "mkrt-run: %s\n", line.c_str());
   return reference ? compare(r.logits, *reference, r.steps, vocab, a) : 0;
 }
 
