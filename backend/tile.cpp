@@ -388,6 +388,8 @@ class TileGen {
   static int64_t align16(int64_t n) { return (n + 15) / 16 * 16; }
   // Bytes of shared memory a coldot may use for its row groups' partial sums.
   static constexpr int64_t kColdotScratch = 8192;
+  // Bytes of shared memory a streamed matvec loop may use for its staged input vector.
+  static constexpr int64_t kStagedBytes = 32 * 1024;
   llvm::LLVMContext& ctx() { return b_.getContext(); }
   llvm::Type* f32() { return b_.getFloatTy(); }
   llvm::Type* i32() { return b_.getInt32Ty(); }
@@ -406,13 +408,39 @@ class TileGen {
   }
   void when(V cond, const std::function<void()>& then) { emitIf(b_, env_.fn, cond, then); }
 
-  // Every element index 0 .. n-1 of a tile, spread over the compute threads.
+  // Every element index 0 .. n-1 of a tile, spread over the compute threads. The rounds in which
+  // every thread has an element are straight-line code, so their global loads are in flight
+  // together (a loop would wait out each round's load latency before the next); longer tiles
+  // loop, unrolled by as many rounds.
+  static constexpr int64_t kStraightRounds = 8;
   void forEachElement(int64_t n, const std::function<void(V)>& body) {
-    if (n <= T()) {
-      when(b_.CreateICmpULT(env_.tid, ci(n)), [&] { body(env_.tid); });
+    const int64_t full = n / T();
+    if (full > kStraightRounds) {
+      loop(env_.tid, ci(n), ci(T()), body, int(kStraightRounds));
       return;
     }
-    loop(env_.tid, ci(n), ci(T()), body);
+    for (int64_t j = 0; j < full; ++j) body(b_.CreateAdd(env_.tid, ci(j * T())));
+    if (n % T() == 0) return;
+    V last = b_.CreateAdd(env_.tid, ci(full * T()));
+    when(b_.CreateICmpULT(last, ci(n)), [&] { body(last); });
+  }
+  // The same, for an element's value and then what is done with it: the straight-line rounds
+  // compute every value before the first `put`, so no load waits behind another round's store.
+  void forEachElement(int64_t n, const std::function<V(V)>& value, const std::function<void(V, V)>& put) {
+    const int64_t full = n / T();
+    if (full > kStraightRounds) {
+      forEachElement(n, [&](V i) { put(i, value(i)); });
+      return;
+    }
+    std::vector<std::pair<V, V>> done;
+    for (int64_t j = 0; j < full; ++j) {
+      V i = b_.CreateAdd(env_.tid, ci(j * T()));
+      done.emplace_back(i, value(i));
+    }
+    for (auto& [i, x] : done) put(i, x);
+    if (n % T() == 0) return;
+    V last = b_.CreateAdd(env_.tid, ci(full * T()));
+    when(b_.CreateICmpULT(last, ci(n)), [&] { put(last, value(last)); });
   }
 
   void barrier() { env_.target->barrier(b_, 1, T()); }
@@ -1220,11 +1248,35 @@ class TileGen {
       }
     V lo = convert(s.lo->dtype, DType::I32, scalar(*s.lo)), hi = convert(s.hi->dtype, DType::I32, scalar(*s.hi));
     const DType counterType = fn_.locals.at(size_t(s.slot)).dtype;
+    // A vector read from global memory chunk by chunk would put a load's latency in every
+    // iteration of every warp: copy the loop's whole run of it to shared memory first.
+    top_ = localsEnd_;
+    std::map<const Expr*, V> staged;  // x load -> its copy's element at lo
+    for (const FusedRowdot& f : *parts) {
+      if (!f.x.load || staged.count(f.x.load)) continue;
+      const Expr& start = *f.x.load->region[0].start;
+      if (start.kind != ExprKind::Local || start.index != s.slot || s.lo->kind != ExprKind::Const ||
+          s.hi->kind != ExprKind::Const || s.step != f.cols)
+        continue;
+      const ir::Tensor& t = tensorOf(f.x.load->index);
+      const int64_t first = int64_t(s.lo->value), bytes = (int64_t(s.hi->value) - first) * dtypeBytes(t.dtype);
+      if (bytes <= 0 || bytes > kStagedBytes || bytes % 16 != 0 || (first * dtypeBytes(t.dtype)) % 16 != 0) continue;
+      V dst = allocTemp((bytes + 3) / 4, DType::F32).base;
+      V src = at(t.dtype, args_.params[size_t(f.x.load->index)], physOffset(t, {ci(first)}));
+      auto* v4 = llvm::FixedVectorType::get(i32(), 4);
+      auto piece = [&](V base, V i) { return b_.CreateGEP(b_.getInt8Ty(), base, b_.CreateMul(i, ci(16))); };
+      forEachElement(bytes / 16, [&](V i) { return static_cast<V>(b_.CreateAlignedLoad(v4, piece(src, i), llvm::Align(16))); },
+                     [&](V i, V x) { b_.CreateAlignedStore(x, piece(dst, i), llvm::Align(16)); });
+      staged[f.x.load] = dst;
+    }
+    if (!staged.empty()) barrier();
+    const int64_t floor = top_;  // the staged copies stay while any warp is still in the loop
     loop(lo, hi, ci(s.step), [&](V k) {
       writeScalarLocal(s.slot, convert(DType::I32, counterType, k));
       for (size_t p = 0; p < parts->size(); ++p) {
         const FusedRowdot& f = (*parts)[p];
         beginStatement();
+        top_ = floor;
         std::vector<V> slots = acquireSlots(*f.stmt);
         V wBase = ring_.at(f.weights);
         const DType wt = tensorOf(f.weights->index).dtype;
@@ -1233,6 +1285,9 @@ class TileGen {
         if (f.x.tile) {
           xBase = localTile(f.x.tile->index).base;
           if (f.x.start) xBase = b_.CreateGEP(f32(), xBase, convert(f.x.start->dtype, DType::I32, scalar(*f.x.start)));
+        } else if (auto it = staged.find(f.x.load); it != staged.end()) {
+          xt = tensorOf(f.x.load->index).dtype;
+          xBase = at(xt, it->second, b_.CreateZExt(b_.CreateSub(k, lo), b_.getInt64Ty()));
         } else {
           const ir::Tensor& t = tensorOf(f.x.load->index);
           xt = t.dtype;
@@ -1261,7 +1316,9 @@ class TileGen {
       }
     });
     // One reduction per rowdot: lanes of a segment (one row's columns within a warp) butterfly,
-    // the segments' sums go to shared memory, and each row adds its segments in order.
+    // the segments' sums go to shared memory, and each row adds its segments in order. (Above
+    // the staged copies: other warps may still be reading them.)
+    top_ = floor;
     std::vector<TileRef> partials;
     for (size_t p = 0; p < parts->size(); ++p) {
       const FusedRowdot& f = (*parts)[p];
@@ -1484,14 +1541,14 @@ class TileGen {
         const Expr& val = *s.value;
         const bool set = s.kind == StmtKind::Let || s.assign == ir::AssignOp::Set;
         // A value that reads this local at other elements is computed in full first.
+        auto value = [&](V i) { return elem(val, val.shape.empty() ? ci(0) : i); };
         if (readsShifted(val, s.slot, false)) {
           TileRef tmp = allocTemp(n, val.dtype);
-          forEachElement(n, [&](V i) { writeTile(tmp, i, elem(val, val.shape.empty() ? ci(0) : i)); });
+          forEachElement(n, value, [&](V i, V x) { writeTile(tmp, i, x); });
           barrier();
           tiles_[&val] = tmp;
         }
-        forEachElement(n, [&](V i) {
-          V x = elem(val, val.shape.empty() ? ci(0) : i);
+        forEachElement(n, value, [&](V i, V x) {
           if (set) writeTile(dst, i, convert(val.dtype, L.dtype, x));
           else writeTile(dst, i, binary(compound(s.assign), L.dtype, L.dtype, val.dtype, readTile(dst, i), x));
         });
@@ -1503,13 +1560,13 @@ class TileGen {
         std::vector<V> st = starts(s.region);
         const int64_t n = regionElements(s.region);
         const Expr& val = *s.value;
-        auto put = [&](V i) {
-          V x = convert(val.dtype, t.dtype, elem(val, val.shape.empty() ? ci(0) : i));
+        auto value = [&](V i) { return convert(val.dtype, t.dtype, elem(val, val.shape.empty() ? ci(0) : i)); };
+        auto put = [&](V i, V x) {
           storeStorage(t.dtype, at(t.dtype, args_.params[size_t(s.tensor)], physOffset(t, coordsOf(s.region, st, i))), x);
         };
         tiles = true;
-        if (n == 1) when(b_.CreateICmpEQ(env_.tid, ci(0)), [&] { put(ci(0)); });
-        else forEachElement(n, put);
+        if (n == 1) when(b_.CreateICmpEQ(env_.tid, ci(0)), [&] { put(ci(0), value(ci(0))); });
+        else forEachElement(n, value, put);
         break;
       }
       default: break;

@@ -195,16 +195,29 @@ class Scheduler {
     return s;
   }
 
-  // In global order, each task goes to the SM with the fewest bytes so far (ties: lowest SM).
-  // A task of zero estimated bytes counts one, so such tasks still spread.
+  // Node by node, each task goes to the SM with the fewest bytes of this node so far, then the
+  // fewest bytes of the whole step so far, then the lowest number. The tasks of one op mostly
+  // wait for the previous op and are waited for by the next as a whole, so what bounds a step is
+  // each op's busiest SM: balancing only the step's total would let one SM take two tasks of an op
+  // while another takes none (and read-region estimates that depend on run-time values, such as
+  // an attention's whole cache, would skew it further). A task of zero estimated bytes counts one.
   void place() {
-    int sms = std::max(1, mk_.target.sms);
-    std::vector<int64_t> load(sms, 0);
+    const int sms = std::max(1, mk_.target.sms);
+    std::vector<int64_t> total(sms, 0), here(sms, 0);
     mk_.queues.assign(sms, {});
+    int node = -1;
     for (Task& t : mk_.tasks) {
-      int best = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
+      if (t.node != node) {
+        node = t.node;
+        std::fill(here.begin(), here.end(), 0);
+      }
+      int best = 0;
+      for (int sm = 1; sm < sms; ++sm)
+        if (std::pair(here[sm], total[sm]) < std::pair(here[best], total[best])) best = sm;
       t.sm = best;
-      load[best] += std::max<int64_t>(t.bytes, 1);
+      const int64_t bytes = std::max<int64_t>(t.bytes, 1);
+      here[best] += bytes;
+      total[best] += bytes;
       mk_.queues[best].push_back(t.id);
     }
   }
