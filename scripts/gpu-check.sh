@@ -274,6 +274,7 @@ cp "$W/summary.md" "$CONSOLE" "$OUT/" 2>/dev/null
 for d in golden-tiny parity-tiny parity-llama-3.2-1b; do
   [ -f "$W/$d/parity.json" ] && cp "$W/$d/parity.json" "$OUT/$d.json"
 done
-tar -czf "$OUT/results.tar.gz" -C "$W" --exclude=tmp . 2>/dev/null
+# Without the logits (.npy, tens of MB): the device tool returns files of at most 16 MiB.
+tar -czf "$OUT/results.tar.gz" -C "$W" --exclude=tmp --exclude='*.npy' . 2>/dev/null
 ls -la "$OUT"
 exit $FAILED
