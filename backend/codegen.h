@@ -30,6 +30,7 @@ struct Variant {
   std::vector<ir::ScalarArg::Kind> scalarKinds;  // per parameter, for scalars
   std::vector<DType> scalarTensorDtypes;         // per parameter, for ScalarArg::Tensor
   std::set<const ir::Expr*> streamed;            // weight loads that go through the ring
+  std::set<const ir::Expr*> contiguous;          // ... of them, those that are one contiguous block
   int64_t largestStreamedBytes = 0;
   int maxStreamedPerStatement = 0;
 };

@@ -177,6 +177,22 @@ int64_t regionElements(const std::vector<ir::RegionDim>& region) {
   return n;
 }
 
+// The bytes of `load` when it reads exactly one tile of a `tiled(R, C)` layout (rows start at a
+// multiple of R, columns at a multiple of C, both known before the task runs): one contiguous
+// block, copied in one piece. 0 otherwise.
+int64_t wholeTileBytes(const Expr& load, const ir::Tensor& t, const Statics& st) {
+  if (t.layout.kind != Layout::Tiled || t.shape.size() != 2 || t.layout.args.size() != 2 || load.region.size() != 2)
+    return 0;
+  const int64_t R = t.layout.args[0], C = t.layout.args[1];
+  for (int d = 0; d < 2; ++d) {
+    const auto& r = load.region[size_t(d)];
+    const int64_t n = d == 0 ? R : C;
+    if (r.length != n || !r.start || !st.isStatic(*r.start) || st.multipleOf(*r.start) % n != 0) return 0;
+  }
+  const int64_t bytes = R * C * dtypeBytes(t.dtype);
+  return bytes % 16 == 0 ? bytes : 0;
+}
+
 }  // namespace
 
 void planStreaming(Variant& v, int64_t maxSlotBytes) {
@@ -189,9 +205,16 @@ void planStreaming(Variant& v, int64_t maxSlotBytes) {
     if (e->kind != ExprKind::Load || size_t(e->index) >= v.tensors.size()) return;
     const ir::Tensor* t = v.tensors[size_t(e->index)];
     if (!t || t->kind != ir::Tensor::Weight || e->region.empty() || e->region.size() != t->shape.size()) return;
+    const int64_t eb = dtypeBytes(t->dtype);
+    if (const int64_t bytes = wholeTileBytes(*e, *t, st); bytes > 0) {
+      if (bytes > maxSlotBytes) return;
+      v.streamed.insert(e);
+      v.contiguous.insert(e);
+      v.largestStreamedBytes = std::max(v.largestStreamedBytes, bytes);
+      return;
+    }
     std::vector<int64_t> strides = affineStrides(*t);
     if (strides.empty()) return;
-    const int64_t eb = dtypeBytes(t->dtype);
     const auto& last = e->region.back();
     if (last.length <= 0 || (last.length * eb) % 16 != 0) return;
     for (size_t d = 0; d < e->region.size(); ++d) {
@@ -1635,9 +1658,10 @@ class TileGen {
   void issue(const Expr& load) {
     const ir::Tensor& t = tensorOf(load.index);
     const int64_t eb = dtypeBytes(t.dtype);
-    const int64_t rowBytes = load.region.back().length * eb;
-    const int64_t rows = regionElements(load.region) / load.region.back().length;
-    const int64_t bytes = rows * rowBytes;
+    const bool whole = v_.contiguous.count(&load) > 0;  // one tile of a tiled layout: one block
+    const int64_t bytes = regionElements(load.region) * eb;
+    const int64_t rowBytes = whole ? bytes : load.region.back().length * eb;
+    const int64_t rows = bytes / rowBytes;
     V lane = env_.tid;  // the loader's lanes count from 0
     V seq = b_.CreateLoad(i32(), env_.seq);
     V slot = b_.CreateURem(seq, env_.ringSlots);
@@ -1660,6 +1684,7 @@ class TileGen {
     std::vector<V> st = starts(load.region);
     // The global address of row r: outer coordinates from r, the last dim at its start.
     auto rowSrc = [&](V r) {
+      if (whole) return at(t.dtype, args_.params[size_t(load.index)], physOffset(t, st));
       std::vector<V> c(load.region.size());
       V rest = r;
       for (size_t d = load.region.size(); d-- > 0;) {

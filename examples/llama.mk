@@ -112,23 +112,23 @@ group layer[l in 0 .. layers] {
     /// RMSNorm gain before attention.
     weight input_norm: bf16[hidden] = "model.layers.{l}.input_layernorm.weight";
     /// q, k and v projections, concatenated along rows: one op computes all three.
-    weight qkv: bf16[(heads + 2 * kv_heads) * head_dim, hidden] tiled(qkv_rows, hidden) = [
+    weight qkv: bf16[(heads + 2 * kv_heads) * head_dim, hidden] tiled(qkv_rows, qkv_chunk) = [
         "model.layers.{l}.self_attn.q_proj.weight",
         "model.layers.{l}.self_attn.k_proj.weight",
         "model.layers.{l}.self_attn.v_proj.weight",
     ];
     /// Attention output projection.
-    weight o_proj: bf16[hidden, heads * head_dim] tiled(o_rows, heads * head_dim) =
+    weight o_proj: bf16[hidden, heads * head_dim] tiled(o_rows, o_chunk) =
         "model.layers.{l}.self_attn.o_proj.weight";
     /// RMSNorm gain before the MLP.
     weight post_norm: bf16[hidden] = "model.layers.{l}.post_attention_layernorm.weight";
-    /// gate_proj and up_proj rows interleaved in ffn_rows blocks: one task reads both.
-    weight gate_up: bf16[2 * ffn, hidden] interleave(ffn_rows) = [
+    /// gate_proj and up_proj rows concatenated: one task reads ffn_rows of each.
+    weight gate_up: bf16[2 * ffn, hidden] tiled(ffn_rows, ffn_chunk) = [
         "model.layers.{l}.mlp.gate_proj.weight",
         "model.layers.{l}.mlp.up_proj.weight",
     ];
     /// MLP down projection.
-    weight down: bf16[hidden, ffn] tiled(down_rows, ffn) = "model.layers.{l}.mlp.down_proj.weight";
+    weight down: bf16[hidden, ffn] tiled(down_rows, down_chunk) = "model.layers.{l}.mlp.down_proj.weight";
     /// Keys of positions 0 .. max_seq - 1, per KV head (rotated).
     state k_cache: bf16[kv_heads, max_seq, head_dim];
     /// Values of positions 0 .. max_seq - 1, per KV head.
@@ -142,8 +142,8 @@ weight final_norm: bf16[hidden] = "model.norm.weight";
 /// checkpoint has no "lm_head.weight"); Llama-3-8B has its own. A weight's source is a literal, so
 /// the model names "lm_head.weight" and the runtime falls back to "model.embed_tokens.weight" when
 /// a checkpoint has no "lm_head.weight" (transformers' tying rule). It is declared apart from
-/// embed_tokens because it is repacked to a row-tiled layout.
-weight lm_head: bf16[vocab, hidden] tiled(lm_head_rows, hidden) = "lm_head.weight";
+/// embed_tokens because it is repacked to a tiled layout.
+weight lm_head: bf16[vocab, hidden] tiled(lm_head_rows, lm_head_chunk) = "lm_head.weight";
 
 /// One decode step: embed `token`, run every layer at position `pos` (appending its k and v to the
 /// caches), and return the f32 logits and the greedy next token. `pos` must be in [0, max_seq).
@@ -153,11 +153,10 @@ step decode(token: i32, pos: i32) -> (logits: f32[vocab], next: i32) {
         x = llama_block(x, pos,
             layer[l].input_norm, layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
             layer[l].o_proj, layer[l].post_norm, layer[l].gate_up, layer[l].down,
-            CQ = qkv_chunk, CO = o_chunk, CF = ffn_chunk, CD = down_chunk,
             NS = attn_splits, AC = attn_chunk, eps = rms_eps,
             theta = rope_theta, rope_factor = rope_factor, rope_low = rope_low_freq,
             rope_high = rope_high_freq, rope_orig = rope_orig_ctx);
     }
-    let (lg, nx) = llama_head(x, final_norm, lm_head, C = lm_head_chunk, eps = rms_eps);
+    let (lg, nx) = llama_head(x, final_norm, lm_head, eps = rms_eps);
     return (lg, nx);
 }

@@ -7,6 +7,7 @@
 #   mkrt-run                       the host runtime's CLI, stripped (needs only libc and libcuda)
 #   tiny.ptx, tiny.meta.json       examples/llama_tiny.mk, sm_90a
 #   llama1b.ptx, llama1b.meta.json examples/llama.mk --config llama_3_2_1b, sm_90a
+#   llama8b.ptx, llama8b.meta.json examples/llama.mk --config llama_3_8b (the benchmark's second model)
 #   tiny_drop.ptx, .meta.json      the tiny kernel built with --test-drop-signal 5 (the fault test)
 #   llama1b_l{2,4,8}.ptx, .meta.json  the 1B shapes with 2, 4, 8 layers (diagnostic depth sweep)
 #   v-NAME.ptx, .meta.json         speed experiments: the 1B config built with extra options, from
@@ -53,6 +54,7 @@ build() {  # NAME FILE [mkdsl build options...]
 }
 build tiny examples/llama_tiny.mk
 build llama1b examples/llama.mk --config llama_3_2_1b
+build llama8b examples/llama.mk --config llama_3_8b
 build tiny_drop examples/llama_tiny.mk --test-drop-signal "$DROP_TASK"
 # Diagnostic only (gpu-check.sh's depth sweep, not gated): the Llama-3.2-1B shapes with fewer layers,
 # to see how the distance to float32 grows with depth, for mkdsl and for transformers' bf16 alike.

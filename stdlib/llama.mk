@@ -4,10 +4,10 @@
 //
 // Weights, as this module expects them (names are the model file's choice):
 //   attn_norm, mlp_norm: bf16[D]                     input_layernorm, post_attention_layernorm
-//   w_qkv:     bf16[(H + 2*KVH) * Dh, D] tiled(R, D)   [q_proj; k_proj; v_proj] concatenated rows
-//   w_o:       bf16[D, H * Dh] tiled(R, H * Dh)        o_proj
-//   w_gate_up: bf16[2 * F, D] interleave(R)           [gate_proj, up_proj] interleaved
-//   w_down:    bf16[D, F] tiled(R, F)                  down_proj
+//   w_qkv:     bf16[(H + 2*KVH) * Dh, D] tiled(RQ, CQ)  [q_proj; k_proj; v_proj] concatenated rows
+//   w_o:       bf16[D, H * Dh] tiled(RO, CO)            o_proj
+//   w_gate_up: bf16[2 * F, D] tiled(RF, CF)             [gate_proj; up_proj] concatenated rows
+//   w_down:    bf16[D, F] tiled(RD, CD)                 down_proj
 //   k_cache, v_cache: state bf16[KVH, S, Dh]
 //
 // Numerics: weights and the KV cache are bf16; the hidden state between layers (the residual
@@ -27,11 +27,11 @@ import std.sampling;
 ///   a = GQA attention over cache positions 0 .. pos, split-K in NS parts       (attention_partial/_combine)
 ///   h = x + a Wo^T                                                              (matvec_residual)
 ///   y = h + (silu(norm(h) Wgate) * norm(h) Wup) Wdown^T                         (rmsnorm_swiglu, matvec_residual)
-/// Tuning, per projection (q/k/v, attention output, gate/up, down): `RQ`, `RO`, `RF`, `RD` rows
-/// per task, inferred from the weights' layouts (`RQ` must divide Dh / 2), and `CQ`, `CO`, `CF`,
+/// Tuning, per projection (q/k/v, attention output, gate/up, down), from the weights' `tiled(R, C)`
+/// layouts: `RQ`, `RO`, `RF`, `RD` rows per task (`RQ` must divide Dh / 2) and `CQ`, `CO`, `CF`,
 /// `CD` K chunks (each must divide its projection's K: D, H * Dh, D, F). A task streams R x C
-/// weight tiles through the loader ring, whose slots fit the largest tile: keeping R x C equal
-/// across the projections keeps the ring's slots full. `NS` attention splits, `AC` positions per
+/// weight tiles, each one contiguous copy, through the loader ring, whose slots fit the largest
+/// tile: keeping R x C equal across the projections keeps the ring's slots full. `NS` attention splits, `AC` positions per
 /// attention chunk (must divide S). Model constants: `eps` (rms_norm_eps), `theta` (rope_theta)
 /// and the optional llama3 RoPE scaling (`rope_factor` = 1.0 disables it).
 fn llama_block<D, QD, KVH, S, Dh, F,
@@ -41,31 +41,30 @@ fn llama_block<D, QD, KVH, S, Dh, F,
     rope_orig: float = 8192.0>(
     x: f32[D], pos: i32,
     attn_norm: bf16[D],
-    w_qkv: bf16[QD + 2 * KVH * Dh, D] tiled(RQ, D),
+    w_qkv: bf16[QD + 2 * KVH * Dh, D] tiled(RQ, CQ),
     k_cache: inout bf16[KVH, S, Dh],
     v_cache: inout bf16[KVH, S, Dh],
-    w_o: bf16[D, QD] tiled(RO, QD),
+    w_o: bf16[D, QD] tiled(RO, CO),
     mlp_norm: bf16[D],
-    w_gate_up: bf16[2 * F, D] interleave(RF),
-    w_down: bf16[D, F] tiled(RD, F)) -> f32[D] {
-    let q = qkv_rope_append(w_qkv, attn_norm, x, pos, k_cache, v_cache, C = CQ, eps = eps,
+    w_gate_up: bf16[2 * F, D] tiled(RF, CF),
+    w_down: bf16[D, F] tiled(RD, CD)) -> f32[D] {
+    let q = qkv_rope_append(w_qkv, attn_norm, x, pos, k_cache, v_cache, eps = eps,
         theta = theta, rope_factor = rope_factor, rope_low = rope_low,
         rope_high = rope_high, rope_orig = rope_orig);
     let (pm, pl, pacc) = attention_partial(q, k_cache, v_cache, pos, NS = NS, C = AC);
     let a = attention_combine(pm, pl, pacc);
-    let h = matvec_residual(w_o, a, x, C = CO);
-    let act = rmsnorm_swiglu(w_gate_up, mlp_norm, h, C = CF, eps = eps);
-    let y = matvec_residual(w_down, act, h, C = CD);
+    let h = matvec_residual(w_o, a, x);
+    let act = rmsnorm_swiglu(w_gate_up, mlp_norm, h, eps = eps);
+    let y = matvec_residual(w_down, act, h);
     return y;
 }
 
 /// The model head: final RMSNorm fused into the LM head matvec, f32 logits (bf16-rounded values,
 /// like transformers), and the greedy next token (first index of the max logit).
-/// Tuning: `R` rows per task, inferred from the LM head's `tiled(R, D)` layout;
-/// `C` K chunk (must divide D).
-fn llama_head<V, D, R = 16, C = 512, eps: float = 1e-5>(x: f32[D], norm: bf16[D], w: bf16[V, D] tiled(R, D))
+/// Tuning: `R` rows per task and `C` K chunk (must divide D), from the LM head's `tiled(R, C)`.
+fn llama_head<V, D, R = 16, C = 512, eps: float = 1e-5>(x: f32[D], norm: bf16[D], w: bf16[V, D] tiled(R, C))
     -> (logits: f32[V], next: i32) {
-    let (lg, part_max, part_idx) = rmsnorm_lm_head_argmax(w, norm, x, C = C, eps = eps);
+    let (lg, part_max, part_idx) = rmsnorm_lm_head_argmax(w, norm, x, eps = eps);
     let nx = argmax_final(part_max, part_idx);
     return (lg, nx);
 }

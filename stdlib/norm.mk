@@ -19,10 +19,10 @@ op rmsnorm<K, eps: float = 1e-5>(x: bf16[K], norm: bf16[K]) -> y: bf16[K]
 
 /// RMSNorm fused into a matvec: `y = W * rmsnorm(x, norm)`, bf16 result, f32 accumulation.
 /// Every task loads the whole hidden vector `x`, normalises it, then dot-products its R rows of
-/// `w` (pre-tiled R x K so a task's rows are contiguous) with it, C columns at a time.
-/// Tuning: R (rows per task) is inferred from the weight's `tiled(R, K)` layout;
-/// `C` (K chunk) must divide K.
-op rmsnorm_matvec<N, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[N, K] tiled(R, K), norm: bf16[K], x: bf16[K])
+/// `w` (pre-tiled in R x C tiles, so each chunk is one contiguous block) with it, C columns at a
+/// time.
+/// Tuning: R (rows per task) and C (K chunk, must divide K) are the weight's `tiled(R, C)`.
+op rmsnorm_matvec<N, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[N, K] tiled(R, C), norm: bf16[K], x: bf16[K])
     -> y: bf16[N]
     tasks t in N / R {
     static_assert(K % C == 0, "rmsnorm_matvec: the K chunk C must divide K");

@@ -23,12 +23,12 @@
 /// Task (h, j) owns head h (q heads 0..H, then k heads, then v heads) and the rotation pairs
 /// j*R .. j*R+R: it computes rows j*R.. and half + j*R.. of the head, so both halves of every
 /// rotate_half pair are in one task. `pos` must be in [0, S).
-/// Tuning: R (rows per task) is inferred from the weight's `tiled(R, K)` layout and must divide
-/// Dh / 2; `C` (K chunk) must divide K.
+/// Tuning: R (rows per task, must divide Dh / 2) and C (K chunk, must divide K) are the weight's
+/// `tiled(R, C)`: each chunk a task reads is one contiguous R x C tile.
 op qkv_rope_append<N, K, KVH, S, Dh, R = 16, C = 512, eps: float = 1e-5, theta: float = 500000.0,
     rope_factor: float = 1.0, rope_low: float = 1.0, rope_high: float = 4.0,
     rope_orig: float = 8192.0>(
-    w: bf16[N, K] tiled(R, K), norm: bf16[K], x: f32[K], pos: i32,
+    w: bf16[N, K] tiled(R, C), norm: bf16[K], x: f32[K], pos: i32,
     k_cache: inout bf16[KVH, S, Dh], v_cache: inout bf16[KVH, S, Dh])
     -> q: bf16[N - 2 * KVH * Dh]
     tasks h in N / Dh, j in Dh / 2 / R {

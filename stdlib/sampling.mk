@@ -4,9 +4,8 @@
 /// `logits = W * rmsnorm(x, norm)` as f32[V], the RMSNorm and the matvec in f32 (bf16 weights).
 /// Task t also writes the max of its R logits to `part_max[t]` and the
 /// index (into the vocabulary) of the first such max to `part_idx[t]`; `argmax_final` reduces them.
-/// Tuning: R (rows per task) is inferred from the weight's `tiled(R, K)` layout;
-/// `C` (K chunk) must divide K.
-op rmsnorm_lm_head_argmax<V, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[V, K] tiled(R, K), norm: bf16[K], x: f32[K])
+/// Tuning: R (rows per task) and C (K chunk, must divide K) are the weight's `tiled(R, C)`.
+op rmsnorm_lm_head_argmax<V, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[V, K] tiled(R, C), norm: bf16[K], x: f32[K])
     -> (logits: f32[V], part_max: f32[V / R], part_idx: i32[V / R])
     tasks t in V / R {
     static_assert(K % C == 0, "rmsnorm_lm_head_argmax: the K chunk C must divide K");

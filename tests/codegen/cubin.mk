@@ -28,11 +28,11 @@ config small {
 }
 
 weight table: bf16[vocab, hidden] = "model.embed_tokens.weight";
-weight w: bf16[hidden, hidden] tiled(16, hidden) = "proj.weight";
+weight w: bf16[hidden, hidden] tiled(16, 64) = "proj.weight";
 
 step decode(token: i32) -> (y: bf16[hidden]) {
     let x = embed_bf16(table, token, C = 64);
-    let y = matvec(w, x, C = 64);
+    let y = matvec(w, x);
     return (y);
 }
 

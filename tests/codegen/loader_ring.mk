@@ -3,8 +3,9 @@
 // "full" mbarrier (the tile has landed) and an "empty" one (the compute threads are done with it:
 // it counts one arrival per compute warp, 15).
 //   sm_90a, sm_90: the full barrier counts 1 arrival: the loader's `mbarrier.arrive.expect_tx`
-//                  of the tile's bytes (16 rows x 128 columns x 2 = 4096), and the rows arrive as
-//                  `cp.async.bulk` copies (256 bytes each) completing transaction bytes on it;
+//                  of the tile's bytes (16 rows x 128 columns x 2 = 4096), and the tile (one
+//                  contiguous block of the weight's tiled(16, 128) layout) arrives as one
+//                  `cp.async.bulk` copy of 4096 bytes completing transaction bytes on it;
 //                  `fence.mbarrier_init` makes the initialised barriers visible to the async proxy;
 //                  waits use `mbarrier.try_wait.parity`.
 //   sm_80:         no bulk copies and no transaction counts: every loader lane issues 16-byte
@@ -45,11 +46,11 @@ config small {
 }
 
 weight table: bf16[vocab, hidden] = "model.embed_tokens.weight";
-weight w: bf16[hidden, hidden] tiled(16, hidden) = "proj.weight";
+weight w: bf16[hidden, hidden] tiled(16, 128) = "proj.weight";
 
 step decode(token: i32) -> (y: bf16[hidden]) {
     let x = embed_bf16(table, token, C = 64);
-    let y = matvec(w, x, C = 128);
+    let y = matvec(w, x);
     return (y);
 }
 
@@ -70,7 +71,7 @@ step decode(token: i32) -> (y: bf16[hidden]) {
 // SM80: mbarrier.test_wait.parity.shared.b64
 // PTX: bar.warp.sync -1;
 // PTX: mbarrier.arrive.shared.b64
-// The loader side: sm_90 announces the tile's bytes, then bulk-copies its rows onto the same barrier.
+// The loader side: sm_90 announces the tile's bytes, then bulk-copies the tile onto the same barrier.
 // SM90: mov.b32 [[TX:%r[0-9]+]], 4096;
 // SM90: mbarrier.arrive.expect_tx.shared.b64 st, [[[FULL:%rd[0-9]+]]], [[TX]];
 // SM90: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{{%rd[0-9]+}}], [{{%rd[0-9]+}}], {{%r[0-9]+}}, [[[FULL]]];
@@ -85,7 +86,7 @@ step decode(token: i32) -> (y: bf16[hidden]) {
 
 // LLVM: define void @mk_step(
 // LLVM90: call void asm sideeffect "{ .reg .b64 st; mbarrier.arrive.expect_tx.shared.b64 st, [$0], $1; }", "l,r,~{memory}"(i64 %[[FULL:[0-9]+]], i32 4096)
-// LLVM90: call void asm sideeffect "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];", "l,l,r,l,~{memory}"(i64 %{{[0-9]+}}, i64 %{{[0-9]+}}, i32 256, i64 %{{[0-9]+}})
+// LLVM90: call void asm sideeffect "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];", "l,l,r,l,~{memory}"(i64 %{{[0-9]+}}, i64 %{{[0-9]+}}, i32 4096, i64 %{{[0-9]+}})
 // LLVM80: call void asm sideeffect "cp.async.{{ca|cg}}.shared.global [$0], [$1], 16;", "l,l,~{memory}"
 // LLVM80: call void asm sideeffect "cp.async.mbarrier.arrive.noinc.shared.b64 [$0];", "l,~{memory}"
 

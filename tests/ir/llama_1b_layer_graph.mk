@@ -7,13 +7,13 @@
 // CHECK:   %t0 embed_tokens: weight bf16[128256, 2048] row_major <- "model.embed_tokens.weight"
 // CHECK:   %t1 y.0: activation f32[2048] row_major
 // CHECK:   %t2 layer[0].input_norm: weight bf16[2048] row_major <- "model.layers.0.input_layernorm.weight"
-// CHECK:   %t3 layer[0].qkv: weight bf16[3072, 2048] tiled(16, 2048) <- "model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight", "model.layers.0.self_attn.v_proj.weight"
+// CHECK:   %t3 layer[0].qkv: weight bf16[3072, 2048] tiled(16, 512) <- "model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight", "model.layers.0.self_attn.v_proj.weight"
 // CHECK:   %t4 layer[0].k_cache: state bf16[8, 4096, 64] row_major
 // CHECK:   %t5 layer[0].v_cache: state bf16[8, 4096, 64] row_major
-// CHECK:   %t6 layer[0].o_proj: weight bf16[2048, 2048] tiled(16, 2048) <- "model.layers.0.self_attn.o_proj.weight"
+// CHECK:   %t6 layer[0].o_proj: weight bf16[2048, 2048] tiled(16, 512) <- "model.layers.0.self_attn.o_proj.weight"
 // CHECK:   %t7 layer[0].post_norm: weight bf16[2048] row_major <- "model.layers.0.post_attention_layernorm.weight"
-// CHECK:   %t8 layer[0].gate_up: weight bf16[16384, 2048] interleave(16) <- "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight"
-// CHECK:   %t9 layer[0].down: weight bf16[2048, 8192] tiled(16, 8192) <- "model.layers.0.mlp.down_proj.weight"
+// CHECK:   %t8 layer[0].gate_up: weight bf16[16384, 2048] tiled(16, 512) <- "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight"
+// CHECK:   %t9 layer[0].down: weight bf16[2048, 8192] tiled(16, 512) <- "model.layers.0.mlp.down_proj.weight"
 // CHECK:   %t10 q.1: activation bf16[2048] row_major
 // CHECK:   %t11 pm.2: activation f32[4, 32] row_major
 // CHECK:   %t12 pl.2: activation f32[4, 32] row_major
@@ -23,7 +23,7 @@
 // CHECK:   %t16 y.5: activation bf16[8192] row_major
 // CHECK:   %t17 y.6: activation f32[2048] row_major
 // CHECK:   %t18 final_norm: weight bf16[2048] row_major <- "model.norm.weight"
-// CHECK:   %t19 lm_head: weight bf16[128256, 2048] tiled(32, 2048) <- "lm_head.weight"
+// CHECK:   %t19 lm_head: weight bf16[128256, 2048] tiled(32, 512) <- "lm_head.weight"
 // CHECK:   %t20 logits.7: activation f32[128256] row_major
 // CHECK:   %t21 part_max.7: activation f32[4008] row_major
 // CHECK:   %t22 part_idx.7: activation i32[4008] row_major
@@ -147,13 +147,12 @@
 // CHECK:   let xf: f32[2048] = cast<f32>(load x[0 : +2048])
 // CHECK:   let inv_rms: f32[] = rsqrt(mean(xf * xf) + 1e-05)
 // CHECK:   let xn: f32[2048] = cast<f32>(load norm[0 : +2048]) * (xf * inv_rms)
-// CHECK:   let row: i32[] = t * 2 * 16
 // CHECK:   let gate: f32[16] = 0
 // CHECK:   let up: f32[16] = 0
 // CHECK:   for k in 0 .. 2048 step 512 {
 // CHECK:     let xc: f32[512] = xn[k : +512]
-// CHECK:     gate += rowdot(cast<f32>(load w[row : +16, k : +512]), xc)
-// CHECK:     up += rowdot(cast<f32>(load w[row + 16 : +16, k : +512]), xc)
+// CHECK:     gate += rowdot(cast<f32>(load w[t * 16 : +16, k : +512]), xc)
+// CHECK:     up += rowdot(cast<f32>(load w[8192 + t * 16 : +16, k : +512]), xc)
 // CHECK:   }
 // CHECK:   let act: f32[16] = silu(gate)
 // CHECK:   store y[t * 16 : +16] = cast<bf16>(act * up)  // bf16[16]

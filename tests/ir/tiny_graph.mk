@@ -12,8 +12,8 @@
 // CHECK:   %t5 layer[0].v_cache: state bf16[2, 64, 16] row_major
 // CHECK:   %t6 layer[0].o_proj: weight bf16[64, 64] tiled(8, 64) <- "model.layers.0.self_attn.o_proj.weight"
 // CHECK:   %t7 layer[0].post_norm: weight bf16[64] row_major <- "model.layers.0.post_attention_layernorm.weight"
-// CHECK:   %t8 layer[0].gate_up: weight bf16[256, 64] interleave(8) <- "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight"
-// CHECK:   %t9 layer[0].down: weight bf16[64, 128] tiled(8, 128) <- "model.layers.0.mlp.down_proj.weight"
+// CHECK:   %t8 layer[0].gate_up: weight bf16[256, 64] tiled(8, 64) <- "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight"
+// CHECK:   %t9 layer[0].down: weight bf16[64, 128] tiled(8, 64) <- "model.layers.0.mlp.down_proj.weight"
 // CHECK:   %t10 q.1: activation bf16[64] row_major
 // CHECK:   %t11 pm.2: activation f32[2, 4] row_major
 // CHECK:   %t12 pl.2: activation f32[2, 4] row_major
@@ -28,8 +28,8 @@
 // CHECK:   %t21 layer[1].v_cache: state bf16[2, 64, 16] row_major
 // CHECK:   %t22 layer[1].o_proj: weight bf16[64, 64] tiled(8, 64) <- "model.layers.1.self_attn.o_proj.weight"
 // CHECK:   %t23 layer[1].post_norm: weight bf16[64] row_major <- "model.layers.1.post_attention_layernorm.weight"
-// CHECK:   %t24 layer[1].gate_up: weight bf16[256, 64] interleave(8) <- "model.layers.1.mlp.gate_proj.weight", "model.layers.1.mlp.up_proj.weight"
-// CHECK:   %t25 layer[1].down: weight bf16[64, 128] tiled(8, 128) <- "model.layers.1.mlp.down_proj.weight"
+// CHECK:   %t24 layer[1].gate_up: weight bf16[256, 64] tiled(8, 64) <- "model.layers.1.mlp.gate_proj.weight", "model.layers.1.mlp.up_proj.weight"
+// CHECK:   %t25 layer[1].down: weight bf16[64, 128] tiled(8, 64) <- "model.layers.1.mlp.down_proj.weight"
 // CHECK:   %t26 q.7: activation bf16[64] row_major
 // CHECK:   %t27 pm.8: activation f32[2, 4] row_major
 // CHECK:   %t28 pl.8: activation f32[2, 4] row_major
@@ -169,13 +169,12 @@
 // CHECK:   let xf: f32[64] = cast<f32>(load x[0 : +64])
 // CHECK:   let inv_rms: f32[] = rsqrt(mean(xf * xf) + 1e-05)
 // CHECK:   let xn: f32[64] = cast<f32>(load norm[0 : +64]) * (xf * inv_rms)
-// CHECK:   let row: i32[] = t * 2 * 8
 // CHECK:   let gate: f32[8] = 0
 // CHECK:   let up: f32[8] = 0
 // CHECK:   for k in 0 .. 64 step 64 {
 // CHECK:     let xc: f32[64] = xn[k : +64]
-// CHECK:     gate += rowdot(cast<f32>(load w[row : +8, k : +64]), xc)
-// CHECK:     up += rowdot(cast<f32>(load w[row + 8 : +8, k : +64]), xc)
+// CHECK:     gate += rowdot(cast<f32>(load w[t * 8 : +8, k : +64]), xc)
+// CHECK:     up += rowdot(cast<f32>(load w[128 + t * 8 : +8, k : +64]), xc)
 // CHECK:   }
 // CHECK:   let act: f32[8] = silu(gate)
 // CHECK:   store y[t * 8 : +8] = cast<bf16>(act * up)  // bf16[8]

@@ -15,8 +15,8 @@
 // CHECK:   t5 "layer[0].v_cache" state bf16[2, 64, 16] row_major
 // CHECK:   t6 "layer[0].o_proj" weight bf16[64, 64] tiled(8, 64) sources "model.layers.0.self_attn.o_proj.weight"
 // CHECK:   t7 "layer[0].post_norm" weight bf16[64] row_major sources "model.layers.0.post_attention_layernorm.weight"
-// CHECK:   t8 "layer[0].gate_up" weight bf16[256, 64] interleave(8) sources "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight"
-// CHECK:   t9 "layer[0].down" weight bf16[64, 128] tiled(8, 128) sources "model.layers.0.mlp.down_proj.weight"
+// CHECK:   t8 "layer[0].gate_up" weight bf16[256, 64] tiled(8, 64) sources "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight"
+// CHECK:   t9 "layer[0].down" weight bf16[64, 128] tiled(8, 64) sources "model.layers.0.mlp.down_proj.weight"
 // CHECK:   t10 "q.1" activation bf16[64] row_major
 // CHECK:   t11 "pm.2" activation f32[2, 4] row_major
 // CHECK:   t12 "pl.2" activation f32[2, 4] row_major
@@ -31,8 +31,8 @@
 // CHECK:   t21 "layer[1].v_cache" state bf16[2, 64, 16] row_major
 // CHECK:   t22 "layer[1].o_proj" weight bf16[64, 64] tiled(8, 64) sources "model.layers.1.self_attn.o_proj.weight"
 // CHECK:   t23 "layer[1].post_norm" weight bf16[64] row_major sources "model.layers.1.post_attention_layernorm.weight"
-// CHECK:   t24 "layer[1].gate_up" weight bf16[256, 64] interleave(8) sources "model.layers.1.mlp.gate_proj.weight", "model.layers.1.mlp.up_proj.weight"
-// CHECK:   t25 "layer[1].down" weight bf16[64, 128] tiled(8, 128) sources "model.layers.1.mlp.down_proj.weight"
+// CHECK:   t24 "layer[1].gate_up" weight bf16[256, 64] tiled(8, 64) sources "model.layers.1.mlp.gate_proj.weight", "model.layers.1.mlp.up_proj.weight"
+// CHECK:   t25 "layer[1].down" weight bf16[64, 128] tiled(8, 64) sources "model.layers.1.mlp.down_proj.weight"
 // CHECK:   t26 "q.7" activation bf16[64] row_major
 // CHECK:   t27 "pm.8" activation f32[2, 4] row_major
 // CHECK:   t28 "pl.8" activation f32[2, 4] row_major
@@ -161,10 +161,10 @@
 // CHECK:     task 20 attention_combine#3[3] wait c8 signal c9 bytes 176 flops 64 reads t11[0..2, 3..4], t12[0..2, 3..4], t13[0..2, 48..64] writes t14[48..64]
 // CHECK:     task 24 matvec_residual#4[3] wait c9 signal c10 bytes 1216 flops 1024 reads t1[24..32], t6[24..32, 0..64], t14[0..64] writes t15[24..32]
 // CHECK:     task 28 matvec_residual#4[7] wait c9 signal c10 bytes 1216 flops 1024 reads t1[56..64], t6[56..64, 0..64], t14[0..64] writes t15[56..64]
-// CHECK:     task 32 rmsnorm_swiglu#5[3] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[48..64, 0..64], t15[0..64] writes t16[24..32]
-// CHECK:     task 36 rmsnorm_swiglu#5[7] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[112..128, 0..64], t15[0..64] writes t16[56..64]
-// CHECK:     task 40 rmsnorm_swiglu#5[11] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[176..192, 0..64], t15[0..64] writes t16[88..96]
-// CHECK:     task 44 rmsnorm_swiglu#5[15] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[240..256, 0..64], t15[0..64] writes t16[120..128]
+// CHECK:     task 32 rmsnorm_swiglu#5[3] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[24..160, 0..64], t15[0..64] writes t16[24..32]
+// CHECK:     task 36 rmsnorm_swiglu#5[7] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[56..192, 0..64], t15[0..64] writes t16[56..64]
+// CHECK:     task 40 rmsnorm_swiglu#5[11] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[88..224, 0..64], t15[0..64] writes t16[88..96]
+// CHECK:     task 44 rmsnorm_swiglu#5[15] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[120..256, 0..64], t15[0..64] writes t16[120..128]
 // CHECK:     task 48 matvec_residual#6[3] wait c11 signal c12 bytes 2368 flops 2048 reads t9[24..32, 0..128], t15[24..32], t16[0..128] writes t17[24..32]
 // CHECK:     task 52 matvec_residual#6[7] wait c11 signal c12 bytes 2368 flops 2048 reads t9[56..64, 0..128], t15[56..64], t16[0..128] writes t17[56..64]
 // CHECK:     task 56 qkv_rope_append#7[3, 0] wait c12 signal c16 bytes 2464 flops 2048 reads t17[0..64], t18[0..64], t19[48..64, 0..64] writes t26[48..64]
@@ -174,10 +174,10 @@
 // CHECK:     task 72 attention_combine#9[3] wait c20 signal c21 bytes 176 flops 64 reads t27[0..2, 3..4], t28[0..2, 3..4], t29[0..2, 48..64] writes t30[48..64]
 // CHECK:     task 76 matvec_residual#10[3] wait c21 signal c22 bytes 1216 flops 1024 reads t17[24..32], t22[24..32, 0..64], t30[0..64] writes t31[24..32]
 // CHECK:     task 80 matvec_residual#10[7] wait c21 signal c22 bytes 1216 flops 1024 reads t17[56..64], t22[56..64, 0..64], t30[0..64] writes t31[56..64]
-// CHECK:     task 84 rmsnorm_swiglu#11[3] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[48..64, 0..64], t31[0..64] writes t32[24..32]
-// CHECK:     task 88 rmsnorm_swiglu#11[7] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[112..128, 0..64], t31[0..64] writes t32[56..64]
-// CHECK:     task 92 rmsnorm_swiglu#11[11] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[176..192, 0..64], t31[0..64] writes t32[88..96]
-// CHECK:     task 96 rmsnorm_swiglu#11[15] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[240..256, 0..64], t31[0..64] writes t32[120..128]
+// CHECK:     task 84 rmsnorm_swiglu#11[3] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[24..160, 0..64], t31[0..64] writes t32[24..32]
+// CHECK:     task 88 rmsnorm_swiglu#11[7] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[56..192, 0..64], t31[0..64] writes t32[56..64]
+// CHECK:     task 92 rmsnorm_swiglu#11[11] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[88..224, 0..64], t31[0..64] writes t32[88..96]
+// CHECK:     task 96 rmsnorm_swiglu#11[15] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[120..256, 0..64], t31[0..64] writes t32[120..128]
 // CHECK:     task 100 matvec_residual#12[3] wait c23 signal c24 bytes 2368 flops 2048 reads t25[24..32, 0..128], t31[24..32], t32[0..128] writes t33[24..32]
 // CHECK:     task 104 matvec_residual#12[7] wait c23 signal c24 bytes 2368 flops 2048 reads t25[56..64, 0..128], t31[56..64], t32[0..128] writes t33[56..64]
 // CHECK:     task 108 rmsnorm_lm_head_argmax#13[3] wait c24 signal c25 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[24..32, 0..64] writes t36[24..32], t37[3..4], t38[3..4]
@@ -196,10 +196,10 @@
 // CHECK:     task 17 attention_combine#3[0] wait c5 signal c9 bytes 176 flops 64 reads t11[0..2, 0..1], t12[0..2, 0..1], t13[0..2, 0..16] writes t14[0..16]
 // CHECK:     task 21 matvec_residual#4[0] wait c0,c9 signal c10 bytes 1216 flops 1024 reads t1[0..8], t6[0..8, 0..64], t14[0..64] writes t15[0..8]
 // CHECK:     task 25 matvec_residual#4[4] wait c0,c9 signal c10 bytes 1216 flops 1024 reads t1[32..40], t6[32..40, 0..64], t14[0..64] writes t15[32..40]
-// CHECK:     task 29 rmsnorm_swiglu#5[0] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[0..16, 0..64], t15[0..64] writes t16[0..8]
-// CHECK:     task 33 rmsnorm_swiglu#5[4] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[64..80, 0..64], t15[0..64] writes t16[32..40]
-// CHECK:     task 37 rmsnorm_swiglu#5[8] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[128..144, 0..64], t15[0..64] writes t16[64..72]
-// CHECK:     task 41 rmsnorm_swiglu#5[12] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[192..208, 0..64], t15[0..64] writes t16[96..104]
+// CHECK:     task 29 rmsnorm_swiglu#5[0] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[0..136, 0..64], t15[0..64] writes t16[0..8]
+// CHECK:     task 33 rmsnorm_swiglu#5[4] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[32..168, 0..64], t15[0..64] writes t16[32..40]
+// CHECK:     task 37 rmsnorm_swiglu#5[8] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[64..200, 0..64], t15[0..64] writes t16[64..72]
+// CHECK:     task 41 rmsnorm_swiglu#5[12] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[96..232, 0..64], t15[0..64] writes t16[96..104]
 // CHECK:     task 45 matvec_residual#6[0] wait c11 signal c12 bytes 2368 flops 2048 reads t9[0..8, 0..128], t15[0..8], t16[0..128] writes t17[0..8]
 // CHECK:     task 49 matvec_residual#6[4] wait c11 signal c12 bytes 2368 flops 2048 reads t9[32..40, 0..128], t15[32..40], t16[0..128] writes t17[32..40]
 // CHECK:     task 53 qkv_rope_append#7[0, 0] wait c12 signal c13 bytes 2464 flops 2048 reads t17[0..64], t18[0..64], t19[0..16, 0..64] writes t26[0..16]
@@ -209,10 +209,10 @@
 // CHECK:     task 69 attention_combine#9[0] wait c17 signal c21 bytes 176 flops 64 reads t27[0..2, 0..1], t28[0..2, 0..1], t29[0..2, 0..16] writes t30[0..16]
 // CHECK:     task 73 matvec_residual#10[0] wait c21 signal c22 bytes 1216 flops 1024 reads t17[0..8], t22[0..8, 0..64], t30[0..64] writes t31[0..8]
 // CHECK:     task 77 matvec_residual#10[4] wait c21 signal c22 bytes 1216 flops 1024 reads t17[32..40], t22[32..40, 0..64], t30[0..64] writes t31[32..40]
-// CHECK:     task 81 rmsnorm_swiglu#11[0] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[0..16, 0..64], t31[0..64] writes t32[0..8]
-// CHECK:     task 85 rmsnorm_swiglu#11[4] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[64..80, 0..64], t31[0..64] writes t32[32..40]
-// CHECK:     task 89 rmsnorm_swiglu#11[8] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[128..144, 0..64], t31[0..64] writes t32[64..72]
-// CHECK:     task 93 rmsnorm_swiglu#11[12] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[192..208, 0..64], t31[0..64] writes t32[96..104]
+// CHECK:     task 81 rmsnorm_swiglu#11[0] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[0..136, 0..64], t31[0..64] writes t32[0..8]
+// CHECK:     task 85 rmsnorm_swiglu#11[4] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[32..168, 0..64], t31[0..64] writes t32[32..40]
+// CHECK:     task 89 rmsnorm_swiglu#11[8] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[64..200, 0..64], t31[0..64] writes t32[64..72]
+// CHECK:     task 93 rmsnorm_swiglu#11[12] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[96..232, 0..64], t31[0..64] writes t32[96..104]
 // CHECK:     task 97 matvec_residual#12[0] wait c23 signal c24 bytes 2368 flops 2048 reads t25[0..8, 0..128], t31[0..8], t32[0..128] writes t33[0..8]
 // CHECK:     task 101 matvec_residual#12[4] wait c23 signal c24 bytes 2368 flops 2048 reads t25[32..40, 0..128], t31[32..40], t32[0..128] writes t33[32..40]
 // CHECK:     task 105 rmsnorm_lm_head_argmax#13[0] wait c24 signal c25 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[0..8, 0..64] writes t36[0..8], t37[0..1], t38[0..1]
@@ -232,10 +232,10 @@
 // CHECK:     task 18 attention_combine#3[1] wait c6 signal c9 bytes 176 flops 64 reads t11[0..2, 1..2], t12[0..2, 1..2], t13[0..2, 16..32] writes t14[16..32]
 // CHECK:     task 22 matvec_residual#4[1] wait c0,c9 signal c10 bytes 1216 flops 1024 reads t1[8..16], t6[8..16, 0..64], t14[0..64] writes t15[8..16]
 // CHECK:     task 26 matvec_residual#4[5] wait c0,c9 signal c10 bytes 1216 flops 1024 reads t1[40..48], t6[40..48, 0..64], t14[0..64] writes t15[40..48]
-// CHECK:     task 30 rmsnorm_swiglu#5[1] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[16..32, 0..64], t15[0..64] writes t16[8..16]
-// CHECK:     task 34 rmsnorm_swiglu#5[5] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[80..96, 0..64], t15[0..64] writes t16[40..48]
-// CHECK:     task 38 rmsnorm_swiglu#5[9] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[144..160, 0..64], t15[0..64] writes t16[72..80]
-// CHECK:     task 42 rmsnorm_swiglu#5[13] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[208..224, 0..64], t15[0..64] writes t16[104..112]
+// CHECK:     task 30 rmsnorm_swiglu#5[1] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[8..144, 0..64], t15[0..64] writes t16[8..16]
+// CHECK:     task 34 rmsnorm_swiglu#5[5] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[40..176, 0..64], t15[0..64] writes t16[40..48]
+// CHECK:     task 38 rmsnorm_swiglu#5[9] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[72..208, 0..64], t15[0..64] writes t16[72..80]
+// CHECK:     task 42 rmsnorm_swiglu#5[13] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[104..240, 0..64], t15[0..64] writes t16[104..112]
 // CHECK:     task 46 matvec_residual#6[1] wait c11 signal c12 bytes 2368 flops 2048 reads t9[8..16, 0..128], t15[8..16], t16[0..128] writes t17[8..16]
 // CHECK:     task 50 matvec_residual#6[5] wait c11 signal c12 bytes 2368 flops 2048 reads t9[40..48, 0..128], t15[40..48], t16[0..128] writes t17[40..48]
 // CHECK:     task 54 qkv_rope_append#7[1, 0] wait c12 signal c14 bytes 2464 flops 2048 reads t17[0..64], t18[0..64], t19[16..32, 0..64] writes t26[16..32]
@@ -245,10 +245,10 @@
 // CHECK:     task 70 attention_combine#9[1] wait c18 signal c21 bytes 176 flops 64 reads t27[0..2, 1..2], t28[0..2, 1..2], t29[0..2, 16..32] writes t30[16..32]
 // CHECK:     task 74 matvec_residual#10[1] wait c21 signal c22 bytes 1216 flops 1024 reads t17[8..16], t22[8..16, 0..64], t30[0..64] writes t31[8..16]
 // CHECK:     task 78 matvec_residual#10[5] wait c21 signal c22 bytes 1216 flops 1024 reads t17[40..48], t22[40..48, 0..64], t30[0..64] writes t31[40..48]
-// CHECK:     task 82 rmsnorm_swiglu#11[1] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[16..32, 0..64], t31[0..64] writes t32[8..16]
-// CHECK:     task 86 rmsnorm_swiglu#11[5] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[80..96, 0..64], t31[0..64] writes t32[40..48]
-// CHECK:     task 90 rmsnorm_swiglu#11[9] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[144..160, 0..64], t31[0..64] writes t32[72..80]
-// CHECK:     task 94 rmsnorm_swiglu#11[13] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[208..224, 0..64], t31[0..64] writes t32[104..112]
+// CHECK:     task 82 rmsnorm_swiglu#11[1] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[8..144, 0..64], t31[0..64] writes t32[8..16]
+// CHECK:     task 86 rmsnorm_swiglu#11[5] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[40..176, 0..64], t31[0..64] writes t32[40..48]
+// CHECK:     task 90 rmsnorm_swiglu#11[9] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[72..208, 0..64], t31[0..64] writes t32[72..80]
+// CHECK:     task 94 rmsnorm_swiglu#11[13] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[104..240, 0..64], t31[0..64] writes t32[104..112]
 // CHECK:     task 98 matvec_residual#12[1] wait c23 signal c24 bytes 2368 flops 2048 reads t25[8..16, 0..128], t31[8..16], t32[0..128] writes t33[8..16]
 // CHECK:     task 102 matvec_residual#12[5] wait c23 signal c24 bytes 2368 flops 2048 reads t25[40..48, 0..128], t31[40..48], t32[0..128] writes t33[40..48]
 // CHECK:     task 106 rmsnorm_lm_head_argmax#13[1] wait c24 signal c25 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[8..16, 0..64] writes t36[8..16], t37[1..2], t38[1..2]
@@ -267,10 +267,10 @@
 // CHECK:     task 19 attention_combine#3[2] wait c7 signal c9 bytes 176 flops 64 reads t11[0..2, 2..3], t12[0..2, 2..3], t13[0..2, 32..48] writes t14[32..48]
 // CHECK:     task 23 matvec_residual#4[2] wait c0,c9 signal c10 bytes 1216 flops 1024 reads t1[16..24], t6[16..24, 0..64], t14[0..64] writes t15[16..24]
 // CHECK:     task 27 matvec_residual#4[6] wait c0,c9 signal c10 bytes 1216 flops 1024 reads t1[48..56], t6[48..56, 0..64], t14[0..64] writes t15[48..56]
-// CHECK:     task 31 rmsnorm_swiglu#5[2] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[32..48, 0..64], t15[0..64] writes t16[16..24]
-// CHECK:     task 35 rmsnorm_swiglu#5[6] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[96..112, 0..64], t15[0..64] writes t16[48..56]
-// CHECK:     task 39 rmsnorm_swiglu#5[10] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[160..176, 0..64], t15[0..64] writes t16[80..88]
-// CHECK:     task 43 rmsnorm_swiglu#5[14] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[224..240, 0..64], t15[0..64] writes t16[112..120]
+// CHECK:     task 31 rmsnorm_swiglu#5[2] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[16..152, 0..64], t15[0..64] writes t16[16..24]
+// CHECK:     task 35 rmsnorm_swiglu#5[6] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[48..184, 0..64], t15[0..64] writes t16[48..56]
+// CHECK:     task 39 rmsnorm_swiglu#5[10] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[80..216, 0..64], t15[0..64] writes t16[80..88]
+// CHECK:     task 43 rmsnorm_swiglu#5[14] wait c10 signal c11 bytes 2448 flops 2048 reads t7[0..64], t8[112..248, 0..64], t15[0..64] writes t16[112..120]
 // CHECK:     task 47 matvec_residual#6[2] wait c11 signal c12 bytes 2368 flops 2048 reads t9[16..24, 0..128], t15[16..24], t16[0..128] writes t17[16..24]
 // CHECK:     task 51 matvec_residual#6[6] wait c11 signal c12 bytes 2368 flops 2048 reads t9[48..56, 0..128], t15[48..56], t16[0..128] writes t17[48..56]
 // CHECK:     task 55 qkv_rope_append#7[2, 0] wait c12 signal c15 bytes 2464 flops 2048 reads t17[0..64], t18[0..64], t19[32..48, 0..64] writes t26[32..48]
@@ -280,10 +280,10 @@
 // CHECK:     task 71 attention_combine#9[2] wait c19 signal c21 bytes 176 flops 64 reads t27[0..2, 2..3], t28[0..2, 2..3], t29[0..2, 32..48] writes t30[32..48]
 // CHECK:     task 75 matvec_residual#10[2] wait c21 signal c22 bytes 1216 flops 1024 reads t17[16..24], t22[16..24, 0..64], t30[0..64] writes t31[16..24]
 // CHECK:     task 79 matvec_residual#10[6] wait c21 signal c22 bytes 1216 flops 1024 reads t17[48..56], t22[48..56, 0..64], t30[0..64] writes t31[48..56]
-// CHECK:     task 83 rmsnorm_swiglu#11[2] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[32..48, 0..64], t31[0..64] writes t32[16..24]
-// CHECK:     task 87 rmsnorm_swiglu#11[6] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[96..112, 0..64], t31[0..64] writes t32[48..56]
-// CHECK:     task 91 rmsnorm_swiglu#11[10] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[160..176, 0..64], t31[0..64] writes t32[80..88]
-// CHECK:     task 95 rmsnorm_swiglu#11[14] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[224..240, 0..64], t31[0..64] writes t32[112..120]
+// CHECK:     task 83 rmsnorm_swiglu#11[2] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[16..152, 0..64], t31[0..64] writes t32[16..24]
+// CHECK:     task 87 rmsnorm_swiglu#11[6] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[48..184, 0..64], t31[0..64] writes t32[48..56]
+// CHECK:     task 91 rmsnorm_swiglu#11[10] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[80..216, 0..64], t31[0..64] writes t32[80..88]
+// CHECK:     task 95 rmsnorm_swiglu#11[14] wait c22 signal c23 bytes 2448 flops 2048 reads t23[0..64], t24[112..248, 0..64], t31[0..64] writes t32[112..120]
 // CHECK:     task 99 matvec_residual#12[2] wait c23 signal c24 bytes 2368 flops 2048 reads t25[16..24, 0..128], t31[16..24], t32[0..128] writes t33[16..24]
 // CHECK:     task 103 matvec_residual#12[6] wait c23 signal c24 bytes 2368 flops 2048 reads t25[48..56, 0..128], t31[48..56], t32[0..128] writes t33[48..56]
 // CHECK:     task 107 rmsnorm_lm_head_argmax#13[2] wait c24 signal c25 bytes 1448 flops 1024 reads t33[0..64], t34[0..64], t35[16..24, 0..64] writes t36[16..24], t37[2..3], t38[2..3]

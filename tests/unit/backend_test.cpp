@@ -34,11 +34,11 @@ op row<V, D>(table: bf16[V, D], token: i32) -> y: bf16[D]
 }
 
 weight table: bf16[64, 256] = "table";
-weight w: bf16[128, 256] tiled(16, 256) = "w";
+weight w: bf16[128, 256] tiled(16, 128) = "w";
 
 step s(token: i32) -> (y: bf16[128]) {
     let x = row(table, token);
-    return matvec(w, x, C = 128);
+    return matvec(w, x);
 }
 )";
 

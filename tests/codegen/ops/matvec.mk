@@ -15,12 +15,12 @@ config small {
 }
 
 weight table: bf16[vocab, hidden] = "model.embed_tokens.weight";
-weight w1: bf16[mid, hidden] tiled(16, hidden) = "up.weight";
-weight w2: bf16[hidden, mid] tiled(16, mid) = "down.weight";
+weight w1: bf16[mid, hidden] tiled(16, 64) = "up.weight";
+weight w2: bf16[hidden, mid] tiled(16, 64) = "down.weight";
 
 step decode(token: i32) -> (y: bf16[hidden]) {
     let x = embed_bf16(table, token, C = 64);
-    let h = matvec(w1, x, C = 64);
-    let y = matvec(w2, h, C = 64);
+    let h = matvec(w1, x);
+    let y = matvec(w2, h);
     return (y);
 }

@@ -16,11 +16,11 @@ config small {
 }
 
 weight table: bf16[vocab, hidden] = "model.embed_tokens.weight";
-weight w: bf16[hidden, hidden] tiled(8, hidden) = "o_proj.weight";
+weight w: bf16[hidden, hidden] tiled(8, 64) = "o_proj.weight";
 
 step decode(token: i32) -> (y: f32[hidden]) {
     let x = embed_bf16(table, token, C = 64);
     let res = embed(table, token, C = 64);
-    let y = matvec_residual(w, x, res, C = 64);
+    let y = matvec_residual(w, x, res);
     return (y);
 }

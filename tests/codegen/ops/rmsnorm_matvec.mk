@@ -16,10 +16,10 @@ config small {
 
 weight table: bf16[vocab, hidden] = "model.embed_tokens.weight";
 weight gain: bf16[hidden] = "model.norm.weight";
-weight w: bf16[out, hidden] tiled(8, hidden) = "proj.weight";
+weight w: bf16[out, hidden] tiled(8, 32) = "proj.weight";
 
 step decode(token: i32) -> (y: bf16[out]) {
     let x = embed_bf16(table, token, C = 64);
-    let y = rmsnorm_matvec(w, gain, x, C = 32);
+    let y = rmsnorm_matvec(w, gain, x);
     return (y);
 }
