@@ -38,27 +38,29 @@ config llama_3_2_1b {
     rms_eps = 1e-5;
     /// KV-cache length: positions 0 .. max_seq - 1.
     max_seq = 4096;
-    /// Tuning (each projection streams R x C weight tiles; equal R x C keeps the loader ring's
-    /// slots full): rows per task of the q/k/v projection (its layout's R); divides head_dim / 2.
-    qkv_rows = 16;
+    /// Tuning, per projection: rows per task (R) and K chunk (C) of its weight's `tiled(R, C)`
+    /// layout. Each chunk is one contiguous R x C tile copied into the loader ring, whose slots
+    /// fit the largest tile: 32 KB tiles everywhere keep the ring's 6 slots full (measured on an
+    /// H200 in bench/results/2026-11-29-perf-4 and bench/NOTES.md). q/k/v rows divide head_dim / 2.
+    qkv_rows = 32;
     /// Tuning: K chunk of the q/k/v projection; divides hidden.
     qkv_chunk = 512;
     /// Tuning: rows per task of the attention output projection.
     o_rows = 16;
     /// Tuning: K chunk of the attention output projection; divides heads * head_dim.
-    o_chunk = 512;
+    o_chunk = 1024;
     /// Tuning: gate (and as many up) rows per task of the MLP's gate/up projection.
-    ffn_rows = 16;
+    ffn_rows = 32;
     /// Tuning: K chunk of the gate/up projection; divides hidden.
     ffn_chunk = 512;
     /// Tuning: rows per task of the MLP down projection.
     down_rows = 16;
     /// Tuning: K chunk of the down projection; divides ffn.
-    down_chunk = 512;
-    /// Tuning: vocabulary rows per LM-head task (its layout's R); one argmax partial per task.
-    lm_head_rows = 32;
+    down_chunk = 1024;
+    /// Tuning: vocabulary rows per LM-head task; one argmax partial per task.
+    lm_head_rows = 128;
     /// Tuning: K chunk of the LM head; divides hidden.
-    lm_head_chunk = 512;
+    lm_head_chunk = 128;
     /// Tuning: attention split-K parts per query head.
     attn_splits = 4;
     /// Tuning: cache positions per attention chunk; divides max_seq.
