@@ -64,7 +64,7 @@ config llama_3_2_1b {
     /// Tuning: attention split-K parts per query head.
     attn_splits = 4;
     /// Tuning: cache positions per attention chunk; divides max_seq.
-    attn_chunk = 64;
+    attn_chunk = 128;
 }
 
 /// Llama-3-8B (meta-llama/Meta-Llama-3-8B): wider, deeper, no RoPE scaling, untied LM head.

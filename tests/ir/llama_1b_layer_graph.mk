@@ -39,7 +39,7 @@
 // CHECK: nodes  // 9
 // CHECK:   %0 = embed<C=64, D=2048, V=128256>(table: embed_tokens, token: input token) -> (y: y.0) tasks [32]
 // CHECK:   %1 = qkv_rope_append<C=512, Dh=64, K=2048, KVH=8, N=3072, R=32, S=4096, eps=1e-05, rope_factor=32, rope_high=4, rope_low=1, rope_orig=8192, theta=500000>(w: layer[0].qkv, norm: layer[0].input_norm, x: y.0, pos: input pos, k_cache: layer[0].k_cache, v_cache: layer[0].v_cache) -> (q: q.1) tasks [48, 1]
-// CHECK:   %2 = attention_partial<C=64, Dh=64, KVH=8, NS=4, QD=2048, S=4096>(q: q.1, k_cache: layer[0].k_cache, v_cache: layer[0].v_cache, pos: input pos) -> (pm: pm.2, pl: pl.2, pacc: pacc.2) tasks [8, 4, 4]
+// CHECK:   %2 = attention_partial<C=128, Dh=64, KVH=8, NS=4, QD=2048, S=4096>(q: q.1, k_cache: layer[0].k_cache, v_cache: layer[0].v_cache, pos: input pos) -> (pm: pm.2, pl: pl.2, pacc: pacc.2) tasks [8, 4, 4]
 // CHECK:   %3 = attention_combine<H=32, NS=4, QD=2048>(pm: pm.2, pl: pl.2, pacc: pacc.2) -> (o: o.3) tasks [32]
 // CHECK:   %4 = matvec_residual<C=1024, K=2048, N=2048, R=16>(w: layer[0].o_proj, x: o.3, residual: y.0) -> (y: y.4) tasks [128]
 // CHECK:   %5 = rmsnorm_swiglu<C=512, K=2048, N2=16384, R=32, eps=1e-05>(w: layer[0].gate_up, norm: layer[0].post_norm, x: y.4) -> (y: y.5) tasks [256]
@@ -97,24 +97,24 @@
 // CHECK: }
 // CHECK:
 // CHECK: // used by %2
-// CHECK: func attention_partial<C=64, Dh=64, KVH=8, NS=4, QD=2048, S=4096>(q: bf16[2048], k_cache: bf16[8, 4096, 64], v_cache: bf16[8, 4096, 64], pos: i32[]) -> (pm: f32[4, 32], pl: f32[4, 32], pacc: f32[4, 2048]) tasks [8, 4, 4] as (g, i, s) {
+// CHECK: func attention_partial<C=128, Dh=64, KVH=8, NS=4, QD=2048, S=4096>(q: bf16[2048], k_cache: bf16[8, 4096, 64], v_cache: bf16[8, 4096, 64], pos: i32[]) -> (pm: f32[4, 32], pl: f32[4, 32], pacc: f32[4, 2048]) tasks [8, 4, 4] as (g, i, s) {
 // CHECK:   let h: i32[] = g * 4 + i
 // CHECK:   let qh: bf16[64] = load q[h * 64 : +64]
 // CHECK:   let scale: f32[] = rsqrt(cast<f32>(64))
-// CHECK:   let per: i32[] = (pos / 256 + 1) * 64
+// CHECK:   let per: i32[] = (pos / 512 + 1) * 128
 // CHECK:   let lo: i32[] = s * per
 // CHECK:   let hi: i32[] = min(lo + per, pos + 1)
 // CHECK:   let m: f32[] = -inf
 // CHECK:   let l: f32[] = 0.0
 // CHECK:   let acc: f32[64] = 0
-// CHECK:   for p0 in lo .. hi step 64 {
-// CHECK:     let s_qk: f32[64] = rowdot(load k_cache[g, p0 : +64, 0 : +64], qh) * scale
-// CHECK:     let sm: f32[64] = select(iota(64) + p0 < hi, s_qk, -inf)
+// CHECK:   for p0 in lo .. hi step 128 {
+// CHECK:     let s_qk: f32[128] = rowdot(load k_cache[g, p0 : +128, 0 : +64], qh) * scale
+// CHECK:     let sm: f32[128] = select(iota(128) + p0 < hi, s_qk, -inf)
 // CHECK:     let m_new: f32[] = max(m, max(sm))
 // CHECK:     let alpha: f32[] = exp(m - m_new)
-// CHECK:     let p: f32[64] = exp(sm - m_new)
+// CHECK:     let p: f32[128] = exp(sm - m_new)
 // CHECK:     l = l * alpha + sum(p)
-// CHECK:     acc = acc * alpha + coldot(cast<f32>(load v_cache[g, p0 : +64, 0 : +64]), p)
+// CHECK:     acc = acc * alpha + coldot(cast<f32>(load v_cache[g, p0 : +128, 0 : +64]), p)
 // CHECK:     m = m_new
 // CHECK:   }
 // CHECK:   store pm[s, h] = m  // f32[]
