@@ -63,7 +63,7 @@ for L in 2 4 8; do
 done
 
 # Speed experiments (gpu-check.sh's `variants`, INFO only): e.g.
-#   VARIANTS="f32:--set ffn_rows=32 --set ffn_chunk=256;traced:--trace" bash scripts/gpu-prepare.sh
+#   VARIANTS="r16:--set qkv_rows=16 --set qkv_chunk=1024;traced:--trace" bash scripts/gpu-prepare.sh
 IFS=';' read -ra VARIANT_LIST <<< "${VARIANTS:-}"
 for v in "${VARIANT_LIST[@]}"; do
   [ -n "$v" ] || continue
