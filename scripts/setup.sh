@@ -15,6 +15,7 @@ PACKAGES=(
   clang-19 libclang-rt-19-dev     # sanitizer and libFuzzer builds (scripts/test.sh)
   llvm-19-dev llvm-19-tools       # the backend (libLLVM, NVPTX) and FileCheck for its tests
   lld-19                          # ld.lld, for the AMDGPU backend to come (issue 8)
+  neovim                          # a real LSP client for tests/editors (0.7.2 on Debian 12)
 )
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
