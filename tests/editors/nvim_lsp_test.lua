@@ -116,7 +116,6 @@ local function run()
   end
   require('mkdsl').setup({
     cmd = { bin, 'lsp' },
-    keymaps = false,
     on_exit = function(code, signal)
       exit_code = code
       exited = string.format('exit code %s, signal %s', tostring(code), tostring(signal))
@@ -166,6 +165,11 @@ local function run()
   check(ready and not client:is_stopped(), 'the server did not initialize (stopped: %s)',
         tostring(client:is_stopped()))
   log('ok: the mkdsl client attached and the server initialized')
+  check(vim.bo[bufnr].omnifunc == 'v:lua.vim.lsp.omnifunc', 'omnifunc is %q', vim.bo[bufnr].omnifunc)
+  for _, lhs in ipairs({ 'K', 'gd', 'gr' }) do
+    check(vim.fn.maparg(lhs, 'n', false, true).buffer == 1, 'no buffer-local mapping of %s', lhs)
+  end
+  log('ok: omnifunc and the K/gd/gr mappings are set on attach')
 
   -- 1. The diagnostic of `hh`, with its range.
   local hh_line, hh_col = find_pos(lines, 'return hh;', 'hh')
