@@ -87,7 +87,20 @@ end
 local server_exit = function()
   return nil
 end
+local provider = {
+  ['textDocument/hover'] = 'hoverProvider',
+  ['textDocument/definition'] = 'definitionProvider',
+  ['textDocument/completion'] = 'completionProvider',
+  ['textDocument/documentSymbol'] = 'documentSymbolProvider',
+  ['textDocument/formatting'] = 'documentFormattingProvider',
+}
 local function request(bufnr, method, params)
+  for _, c in ipairs(buf_clients(bufnr)) do
+    local caps = c.server_capabilities or {}
+    local cap = caps[provider[method]]
+    check(cap ~= nil and cap ~= false and cap ~= vim.NIL,
+          '%s: the server does not announce %s in its capabilities', method, provider[method])
+  end
   local responses, err = vim.lsp.buf_request_sync(bufnr, method, params, TIMEOUT)
   check(server_exit() == nil, '%s: the server exited (%s)', method, tostring(server_exit()))
   check(responses ~= nil, '%s: no answer within %d ms (%s)', method, TIMEOUT, tostring(err))
