@@ -287,7 +287,12 @@ namespace {
 class Checker {
  public:
   Checker(SourceManager& sources, DiagnosticEngine& diags, const CheckOptions& options, Program& program)
-      : sources_(sources), diags_(&diags), options_(options), program_(program) {}
+      : sources_(sources), diags_(&diags), options_(options), program_(program) {
+    if (options.buildIndex) {
+      if (!program.index) program.index = std::make_unique<SemanticIndex>();
+      index_ = program.index.get();
+    }
+  }
 
   void run(FileId rootFile);
 
@@ -327,7 +332,11 @@ class Checker {
   Ty globalValue(const GlobalSym& sym, SourceRange use, Ctx& ctx);
   std::vector<std::string> namesInScope(const Ctx& ctx) const;
   Local* findLocal(Ctx& ctx, const std::string& name);
-  void declareLocal(Ctx& ctx, const Ident& name, Local local);
+  // `declRange` is the whole declaration, `scope` where the name is visible (default: the block
+  // being checked, else the body's declaration), `kind` what the index calls it (default: from
+  // the local's kind).
+  void declareLocal(Ctx& ctx, const Ident& name, Local local, SourceRange declRange = {}, SourceRange scope = {},
+                    std::optional<SymbolKind> kind = std::nullopt);
 
   // --- config and constants
   void checkConfigs(Module* root);
@@ -405,6 +414,24 @@ class Checker {
   std::vector<const Decl*> callers_;  // the keys of calls_ in the order first seen, for stable output
   void checkCallCycles();
 
+  // --- the index (CheckOptions::buildIndex): only the generic pass is recorded, not the concrete
+  // re-checks of instantiations, the graph walk, or the re-checks done with diagnostics suppressed.
+  SemanticIndex* index_ = nullptr;
+  int instantiating_ = 0;
+  // Module-level declarations are evaluated once, wherever they are first needed, and mean the
+  // same everywhere: their first evaluation is always recorded.
+  int forceRecord_ = 0;
+  SourceRange block_;  // the innermost block being checked
+  bool recording() const {
+    return index_ && !sink_ && (forceRecord_ > 0 || (instantiating_ == 0 && !diags_->suppressed()));
+  }
+  void recordUse(SourceRange use, SourceRange declName, const Ty* ty) {
+    if (recording()) index_->use(use, declName, ty);
+  }
+  void indexGlobals(Module* m);
+  void finishIndex();
+  void runChecks(FileId rootFile);
+
  public:
   // Graph mode (see elaborateStep): the walk of the step with every value concrete.
   void elaborate(GraphSink& sink);
@@ -453,7 +480,8 @@ std::optional<std::string> Checker::findModule(const ImportDecl& imp, const Modu
   for (const auto& d : dirs) {
     fs::path p = (d.empty() ? fs::path(rel) : fs::path(d) / rel).lexically_normal();
     std::error_code ec;
-    if (fs::is_regular_file(p, ec)) return p.string();
+    // A file the caller already holds counts too: a language server's open, unsaved documents.
+    if (fs::is_regular_file(p, ec) || sources_.find(p.string())) return p.string();
     if (!seen.insert(p.string()).second) continue;
     looked += (looked.empty() ? "" : ", ") + p.string();
     for (fs::directory_iterator it(p.parent_path(), ec), end; !ec && it != end; it.increment(ec))
@@ -519,12 +547,78 @@ void Checker::loadImports(Module* m, std::vector<Module*>& stack) {
       target->importedAt = imp->range;
       loadImports(target, stack);
     }
+    if (index_) index_->imports[SemanticIndex::key(imp->range)] = target->ast->file;
     m->imports.push_back(target);
   }
   stack.pop_back();
 }
 
+void Checker::indexGlobals(Module* m) {
+  auto add = [&](const Decl* d, SymbolKind kind, const Decl* owner) {
+    if (d->name.name.empty()) return;
+    Symbol sym;
+    sym.kind = kind;
+    sym.name = d->name.name;
+    sym.nameRange = d->name.range;
+    sym.range = d->range;
+    sym.decl = d;
+    sym.owner = owner;
+    sym.doc = d->doc;
+    index_->declare(std::move(sym));
+  };
+  for (const auto& d : m->ast->decls) {
+    switch (d->kind) {
+      case DeclKind::Const: add(d.get(), SymbolKind::Const, nullptr); break;
+      case DeclKind::Weight: add(d.get(), SymbolKind::Weight, nullptr); break;
+      case DeclKind::State: add(d.get(), SymbolKind::State, nullptr); break;
+      case DeclKind::Op: add(d.get(), SymbolKind::Op, nullptr); break;
+      case DeclKind::Fn: add(d.get(), SymbolKind::Fn, nullptr); break;
+      case DeclKind::Step: add(d.get(), SymbolKind::Step, nullptr); break;
+      case DeclKind::Group: {
+        add(d.get(), SymbolKind::Group, nullptr);
+        for (const auto& mem : as<GroupDecl>(d.get())->members)
+          add(mem.get(), as<WeightDecl>(mem.get()) ? SymbolKind::Weight : SymbolKind::State, d.get());
+        break;
+      }
+      case DeclKind::Config: {
+        add(d.get(), SymbolKind::Config, nullptr);
+        for (const auto& f : as<ConfigDecl>(d.get())->fields) {
+          if (f.name.name.empty()) continue;
+          Symbol sym;
+          sym.kind = SymbolKind::ConfigField;
+          sym.name = f.name.name;
+          sym.nameRange = f.name.range;
+          sym.range = f.range;
+          sym.owner = d.get();
+          sym.doc = f.doc;
+          index_->declare(std::move(sym));
+        }
+        break;
+      }
+      case DeclKind::Import:
+      case DeclKind::Assert: break;
+    }
+  }
+}
+
+void Checker::finishIndex() {
+  if (!index_) return;
+  for (Symbol& sym : index_->symbols) {
+    if (sym.ty || !sym.decl) continue;
+    if (auto it = declTy_.find(sym.decl); it != declTy_.end()) {
+      sym.ty = it->second;
+    } else if (sym.owner && sym.owner->kind == DeclKind::Group) {
+      auto g = groupMembers_.find(as<GroupDecl>(sym.owner));
+      if (g == groupMembers_.end()) continue;
+      if (auto mem = g->second.find(sym.name); mem != g->second.end() && mem->second.second == sym.decl)
+        sym.ty = mem->second.first;
+    }
+  }
+  index_->finish();
+}
+
 void Checker::collectGlobals(Module* m) {
+  if (index_) indexGlobals(m);
   auto& table = globals_[m];
   auto add = [&](const Decl* d) {
     declModule_[d] = m;
@@ -575,7 +669,8 @@ Local* Checker::findLocal(Ctx& ctx, const std::string& name) {
   return nullptr;
 }
 
-void Checker::declareLocal(Ctx& ctx, const Ident& name, Local local) {
+void Checker::declareLocal(Ctx& ctx, const Ident& name, Local local, SourceRange declRange, SourceRange scope,
+                           std::optional<SymbolKind> kind) {
   if (name.name.empty()) return;
   if (ctx.scopes.empty()) ctx.scopes.emplace_back();
   // Shadowing within one body is an error: one name, one meaning per body.
@@ -585,6 +680,20 @@ void Checker::declareLocal(Ctx& ctx, const Ident& name, Local local) {
       return;
     }
   local.range = name.range;
+  if (recording()) {
+    static constexpr SymbolKind kKinds[] = {SymbolKind::Let,     SymbolKind::Var,     SymbolKind::LocalConst,
+                                            SymbolKind::Param,   SymbolKind::Generic, SymbolKind::TaskVar,
+                                            SymbolKind::LoopVar};
+    Symbol sym;
+    sym.kind = kind ? *kind : kKinds[local.kind];
+    sym.name = name.name;
+    sym.nameRange = name.range;
+    sym.range = declRange.valid() ? declRange : name.range;
+    sym.scope = scope.valid() ? scope : block_.valid() ? block_ : ctx.decl ? ctx.decl->range : SourceRange{};
+    sym.owner = ctx.decl;
+    sym.ty = local.ty;
+    index_->declare(std::move(sym));
+  }
   ctx.scopes.back().names[name.name] = std::move(local);
 }
 
@@ -608,7 +717,10 @@ std::vector<std::string> Checker::namesInScope(const Ctx& ctx) const {
 
 Ty Checker::nameValue(const std::string& name, SourceRange range, Ctx& ctx) {
   if (name.empty()) return Ty::error();  // the parser already reported what was missing
-  if (Local* l = findLocal(ctx, name)) return l->ty;
+  if (Local* l = findLocal(ctx, name)) {
+    recordUse(range, l->range, &l->ty);
+    return l->ty;
+  }
   if (ctx.kind == BodyKind::Config) {
     // Config fields see earlier fields only; they are bound as locals.
     if (name == "inf") return Ty::floatConst(INFINITY);
@@ -626,12 +738,16 @@ Ty Checker::nameValue(const std::string& name, SourceRange range, Ctx& ctx) {
   if (auto sym = findGlobal(ctx.mod, name, range, true)) {
     if (!sym->decl) return Ty::error();
     Ty t = globalValue(*sym, range, ctx);
+    recordUse(range, sym->decl->name.range, &t);
     if (sink_ && t.kind == TyKind::Tensor && (as<WeightDecl>(sym->decl) || as<StateDecl>(sym->decl)))
       t = graphStorage(sym->decl, t, std::nullopt);
     return t;
   }
   if (ctx.mod && ctx.mod->isRoot)
-    if (auto it = configFields_.find(name); it != configFields_.end()) return it->second.first;
+    if (auto it = configFields_.find(name); it != configFields_.end()) {
+      recordUse(range, it->second.second, &it->second.first);
+      return it->second.first;
+    }
   if (name == "inf") return Ty::floatConst(INFINITY);
   diags_->emit(range, UnknownName, name, suggest(name, namesInScope(ctx)));
   return Ty::error();
@@ -662,6 +778,7 @@ Ty Checker::globalValue(const GlobalSym& sym, SourceRange use, Ctx& ctx) {
     return declTy_[d] = Ty::error();
   }
   visiting_.push_back(d);
+  ++forceRecord_;
   Ctx top;
   top.mod = sym.mod;
   top.kind = BodyKind::TopLevel;
@@ -687,6 +804,7 @@ Ty Checker::globalValue(const GlobalSym& sym, SourceRange use, Ctx& ctx) {
   } else if (auto* g = as<GroupDecl>(d)) {
     ty = groupType(g, sym.mod);
   }
+  --forceRecord_;
   visiting_.pop_back();
   declTy_[d] = ty;
   return ty;
@@ -719,6 +837,7 @@ void Checker::checkConfigs(Module* root) {
     const ConfigDecl* base = nullptr;
     if (c->base) {
       auto it = byName.find(c->base->name);
+      if (it != byName.end()) recordUse(c->base->range, it->second->name.range, nullptr);
       if (it == byName.end()) {
         diags_->emit(c->base->range, UnknownConfig, c->base->name, suggest(c->base->name, names));
       } else if (build(it->second)) {
@@ -818,6 +937,8 @@ void Checker::checkConfigs(Module* root) {
       }
       out[f->name.name] = {v, f->name.range};
       ctx.scopes.back().names[f->name.name] = Local{Local::Const, v, f->name.range};
+      if (recording())
+        if (auto i = index_->symbolAt(f->name.range); i && !index_->symbols[*i].ty) index_->symbols[*i].ty = v;
     }
     configOrder_ = nullptr;
   };
@@ -868,6 +989,7 @@ Ty Checker::resolveType(const TypeRef& t, Ctx& ctx, const std::string& what, con
     // A group's name stands for one element of the group.
     if (auto sym = findGlobal(ctx.mod, t.name.name, t.name.range, false); sym && sym->decl) {
       if (auto* g = as<GroupDecl>(sym->decl)) {
+        recordUse(t.name.range, g->name.range, nullptr);
         if (t.hasShape || t.layout) diags_->emit(t.range, ParamType, what, name, "a shaped group");
         Ty ty = groupType(g, sym->mod);
         if (ty.isError()) return ty;
@@ -1072,6 +1194,11 @@ Ty Checker::groupType(const GroupDecl* g, Module* m) {
   ty.group = g;
   if (groupMembers_.count(g)) return ty;
   auto& members = groupMembers_[g];
+  ++forceRecord_;
+  struct Done {
+    int& n;
+    ~Done() { --n; }
+  } done{forceRecord_};
   Ctx ctx;
   ctx.mod = m;
   ctx.kind = BodyKind::TopLevel;
@@ -1166,6 +1293,7 @@ Ty Checker::checkExprImpl(const Expr* e, Ctx& ctx) {
         return Ty::error();
       }
       Ty t = it->second.first;
+      recordUse(f->field.range, it->second.second->name.range, &t);
       if (!t.isError()) t.name = fmt::format("{}[{}].{}", base.group->name.name,
                                              base.groupIndex ? std::to_string(*base.groupIndex) : base.group->var.name,
                                              f->field.name);
@@ -1540,6 +1668,7 @@ Ty Checker::checkBuiltin(const CallExpr* call, Ctx& ctx) {
   if (!known) {
     if (auto sym = findGlobal(ctx.mod, name, call->callee.range, false); sym && sym->decl &&
         (as<OpDecl>(sym->decl) || as<FnDecl>(sym->decl))) {
+      recordUse(call->callee.range, sym->decl->name.range, nullptr);
       diags_->emit(call->callee.range, CallInOp, name);
       return Ty::error();
     }
@@ -1729,6 +1858,7 @@ Ty Checker::checkCall(const CallExpr* call, Ctx& ctx) {
     return Ty::error();
   }
   if (!sym->decl) return Ty::error();
+  recordUse(call->callee.range, sym->decl->name.range, nullptr);
   Callable c;
   if (auto* op = as<OpDecl>(sym->decl)) c.op = op;
   else if (auto* fn = as<FnDecl>(sym->decl)) c.fn = fn;
@@ -1780,6 +1910,7 @@ Ty Checker::checkCall(const CallExpr* call, Ctx& ctx) {
       bad = true;
       continue;
     }
+    recordUse(a.name->range, g->name.range, nullptr);
     if (bindings.count(a.name->name)) {
       diags_->emit(a.name->range, DuplicateGenericArg, a.name->name).note(bindingFrom[a.name->name], PreviousDefinition);
       bad = true;
@@ -1959,12 +2090,15 @@ void Checker::instantiate(const Callable& c, Module* m, const std::map<std::stri
   for (const auto& [n, v] : bindings) desc += (desc.empty() ? "" : ", ") + n + " = " + valueStr(v);
   std::string key = fmt::format("{}|{}", static_cast<const void*>(d), desc);
   if (!instantiated_.insert(key).second) return;
+  if (index_ && !sink_) index_->instances[d].push_back(bindings);
   DiagnosticEngine local(sources_);
   DiagnosticEngine* outer = diags_;
   diags_ = &local;
   callStack_.push_back(d);
+  ++instantiating_;
   if (c.op) checkOp(c.op, m, &bindings);
   else checkFn(c.fn, m, &bindings);
+  --instantiating_;
   callStack_.pop_back();
   diags_ = outer;
   for (Diagnostic diag : local.diagnostics()) {
@@ -1978,7 +2112,10 @@ void Checker::instantiate(const Callable& c, Module* m, const std::map<std::stri
 
 void Checker::checkBlock(const Block& b, Ctx& ctx) {
   ctx.scopes.emplace_back();
+  SourceRange outer = block_;
+  block_ = b.range;
   for (const auto& s : b.stmts) checkStmt(s.get(), ctx);
+  block_ = outer;
   ctx.scopes.pop_back();
 }
 
@@ -2047,7 +2184,7 @@ void Checker::checkOpStmt(const Stmt* s, Ctx& ctx) {
         }
       }
       if (record_) (*record_)[l] = v;
-      for (const auto& n : l->names) declareLocal(ctx, n, Local{Local::Let, v, {}});
+      for (const auto& n : l->names) declareLocal(ctx, n, Local{Local::Let, v, {}}, s->range);
       return;
     }
     case StmtKind::Var: {
@@ -2062,13 +2199,13 @@ void Checker::checkOpStmt(const Stmt* s, Ctx& ctx) {
         }
       }
       if (record_) (*record_)[v] = declared;
-      declareLocal(ctx, v->name, Local{Local::Var, declared, {}});
+      declareLocal(ctx, v->name, Local{Local::Var, declared, {}}, s->range);
       return;
     }
     case StmtKind::Const: {
       auto* c = as<ConstStmt>(s);
       Ty v = evalConst(c->value.get(), ctx, fmt::format("constant '{}'", c->name.name));
-      declareLocal(ctx, c->name, Local{Local::Const, v, {}});
+      declareLocal(ctx, c->name, Local{Local::Const, v, {}}, s->range);
       return;
     }
     case StmtKind::Assign: {
@@ -2084,6 +2221,7 @@ void Checker::checkOpStmt(const Stmt* s, Ctx& ctx) {
       }
       if (n->name.empty()) return;
       Local* l = findLocal(ctx, n->name);
+      if (l) recordUse(n->range, l->range, &l->ty);
       if (!l) {
         nameValue(n->name, n->range, ctx);  // reports unknown or misuse
         return;
@@ -2197,7 +2335,7 @@ void Checker::checkOpStmt(const Stmt* s, Ctx& ctx) {
         }
       }
       ctx.scopes.emplace_back();
-      declareLocal(ctx, f->var, Local{Local::LoopVar, Ty::scalar(DType::I32), {}});
+      declareLocal(ctx, f->var, Local{Local::LoopVar, Ty::scalar(DType::I32), {}}, f->range, f->body.range);
       ++ctx.nesting;
       checkBlock(f->body, ctx);
       --ctx.nesting;
@@ -2313,7 +2451,7 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
       }
       for (size_t i = 0; i < l->names.size(); ++i) {
         if (bound[i].kind == TyKind::Tensor && bound[i].storage == Storage::Activation) bound[i].name = l->names[i].name;
-        declareLocal(ctx, l->names[i], Local{Local::Let, bound[i], {}});
+        declareLocal(ctx, l->names[i], Local{Local::Let, bound[i], {}}, s->range);
       }
       return;
     }
@@ -2334,7 +2472,7 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
         t.name = v->name.name;
         t.tensorId = init.tensorId;  // graph mode: the name stands for the initialising tensor
       }
-      declareLocal(ctx, v->name, Local{Local::Var, t, {}});
+      declareLocal(ctx, v->name, Local{Local::Var, t, {}}, s->range);
       return;
     }
     case StmtKind::Const: {
@@ -2343,7 +2481,7 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
       ctx.constWhat = fmt::format("constant '{}' must be a compile-time value; ", c->name.name);
       Ty v = evalConst(c->value.get(), ctx, fmt::format("constant '{}'", c->name.name));
       ctx.constNeeded = nullptr;
-      declareLocal(ctx, c->name, Local{Local::Const, v, {}});
+      declareLocal(ctx, c->name, Local{Local::Const, v, {}}, s->range);
       return;
     }
     case StmtKind::Assign: {
@@ -2356,6 +2494,7 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
         return;
       }
       Local* l = findLocal(ctx, n->name);
+      if (l) recordUse(n->range, l->range, &l->ty);
       if (!l) {
         nameValue(n->name, n->range, ctx);
         return;
@@ -2409,7 +2548,7 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
       ++ctx.nesting;
       auto body = [&](Ty var) {
         ctx.scopes.emplace_back();
-        declareLocal(ctx, f->var, Local{Local::LoopVar, var, {}});
+        declareLocal(ctx, f->var, Local{Local::LoopVar, var, {}}, f->range, f->body.range);
         checkBlock(f->body, ctx);
         ctx.scopes.pop_back();
       };
@@ -2559,7 +2698,7 @@ void Checker::bindGenerics(const std::vector<GenericParam>& gs, Ctx& ctx, const 
     else if (k == "int") v = Ty::intConst(Poly::symbol(g.name.name));
     else if (k == "float") v = Ty::floatConst(std::nullopt);
     else v = Ty::boolConst(std::nullopt);
-    declareLocal(ctx, g.name, Local{Local::Generic, v, {}});
+    declareLocal(ctx, g.name, Local{Local::Generic, v, {}}, g.range);
   }
 }
 
@@ -2584,7 +2723,7 @@ void Checker::bindParams(const std::vector<Param>& ps, Ctx& ctx, bool isOp) {
       diags_->emit(p.range, InoutScalar, p.name.name);
     }
     if (record_) (*record_)[&p] = t;
-    declareLocal(ctx, p.name, Local{Local::Param, t, {}});
+    declareLocal(ctx, p.name, Local{Local::Param, t, {}}, p.range);
   }
 }
 
@@ -2626,7 +2765,7 @@ void Checker::checkTaskGrid(const OpDecl* op, Ctx& ctx, bool concrete) {
       };
       exact(td.extent.get());
     }
-    declareLocal(ctx, td.var, Local{Local::TaskVar, Ty::scalar(DType::I32), {}});
+    declareLocal(ctx, td.var, Local{Local::TaskVar, Ty::scalar(DType::I32), {}}, td.range);
   }
   (void)concrete;
   for (const auto& a : op->annotations) {
@@ -2642,6 +2781,16 @@ void Checker::checkTaskGrid(const OpDecl* op, Ctx& ctx, bool concrete) {
 
 void Checker::checkOp(const OpDecl* op, Module* m, const std::map<std::string, Ty>* bindings) {
   if (!bindings && genericClean_.count(op)) return;
+  // The generic pass is what the index records, even when an instantiation asked for it first.
+  struct Restore {
+    int& inst;
+    SourceRange& block;
+    int savedInst;
+    SourceRange savedBlock;
+    ~Restore() { inst = savedInst, block = savedBlock; }
+  } restore{instantiating_, block_, instantiating_, block_};
+  if (!bindings) instantiating_ = 0;
+  block_ = {};
   unsigned before = diags_->errorCount();
   if (!bindings) genericClean_[op] = false;  // in progress
   Ctx ctx;
@@ -2694,7 +2843,7 @@ void Checker::checkOp(const OpDecl* op, Module* m, const std::map<std::string, T
       t.declRange = r.name ? r.name->range : r.range;
     }
     if (record_) (*record_)[&r] = t;
-    if (r.name) declareLocal(ctx, *r.name, Local{Local::Param, t, {}});
+    if (r.name) declareLocal(ctx, *r.name, Local{Local::Param, t, {}}, r.range, {}, SymbolKind::Result);
   }
   checkTaskGrid(op, ctx, bindings != nullptr);
   checkBlock(op->body, ctx);
@@ -2709,6 +2858,15 @@ void Checker::checkOp(const OpDecl* op, Module* m, const std::map<std::string, T
 
 void Checker::checkFn(const FnDecl* fn, Module* m, const std::map<std::string, Ty>* bindings) {
   if (!bindings && genericClean_.count(fn)) return;
+  struct Restore {
+    int& inst;
+    SourceRange& block;
+    int savedInst;
+    SourceRange savedBlock;
+    ~Restore() { inst = savedInst, block = savedBlock; }
+  } restore{instantiating_, block_, instantiating_, block_};
+  if (!bindings) instantiating_ = 0;
+  block_ = {};
   unsigned before = diags_->errorCount();
   if (!bindings) genericClean_[fn] = false;
   Ctx ctx;
@@ -2763,7 +2921,7 @@ void Checker::checkStep(const StepDecl* step, Module* m) {
       }
     }
     inputs.push_back({p.name.name, t});
-    declareLocal(ctx, p.name, Local{Local::Param, t, {}});
+    declareLocal(ctx, p.name, Local{Local::Param, t, {}}, p.range);
   }
   if (sink_) sink_->stepInputs(inputs);
   for (size_t i = 0; i < step->results.size(); ++i) {
@@ -2871,6 +3029,11 @@ void Checker::checkCallCycles() {
 }
 
 void Checker::run(FileId rootFile) {
+  runChecks(rootFile);
+  finishIndex();
+}
+
+void Checker::runChecks(FileId rootFile) {
   Module* root = addModule(rootFile, sources_.file(rootFile).path(), true);
   std::vector<Module*> stack;
   loadImports(root, stack);
@@ -2968,6 +3131,7 @@ std::unique_ptr<Program> checkProgram(SourceManager& sources, DiagnosticEngine& 
     }
     CheckOptions one = options;
     one.configName = cfg->name.name;
+    one.buildIndex = false;
     DiagnosticEngine local(sources);
     Program scratch;
     Checker other(sources, local, one, scratch);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "frontend/ast.h"
+#include "frontend/index.h"
 #include "frontend/types.h"
 #include "support/diagnostics.h"
 
@@ -22,6 +23,8 @@ struct CheckOptions {
   // Without configName: check under every config of the root file, not just the first, reporting
   // what only a later config breaks with a note naming that config.
   bool allConfigs = false;
+  // Record every declaration and every use of a name in Program::index (for the language server).
+  bool buildIndex = false;
 };
 
 // The installed stdlib folder: $MKDSL_STDLIB when set, else the one the build knows.
@@ -43,6 +46,9 @@ struct Program {
   const ast::ConfigDecl* config = nullptr;        // the selected config, if any
   std::map<std::string, Ty> configValues;         // its fields, evaluated
   const ast::StepDecl* step = nullptr;
+  // With CheckOptions::buildIndex: the names of every loaded module, resolved, with their types
+  // under the selected config (the first one by default).
+  std::unique_ptr<SemanticIndex> index;
 };
 
 // The types the checker gave an op's body at one set of generic values, keyed by AST node

@@ -12,6 +12,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@
 #include "ir/parse_ir.h"
 #include "ir/print.h"
 #include "ir/verify.h"
+#include "lsp/server.h"
+#include "lsp/transport.h"
 #include "runtime/decode.h"
 #include "runtime/metadata.h"
 #include "runtime/mkrt.h"
@@ -49,6 +52,8 @@ Usage:
   mkdsl verify FILE.sched           check a schedule in text form (--emit=schedule) for races,
                                     missing waits and deadlocks
   mkdsl fmt [--check] FILE...       rewrite files in the canonical format
+  mkdsl lsp [-I DIR] [--stdlib DIR] serve the Language Server Protocol on stdin/stdout (for editors;
+                                    docs/lsp.md)
   mkdsl --help                      this text
   mkdsl --version                   the compiler's version
 
@@ -106,6 +111,9 @@ Options for run (and --gpu, --sms, --smem, --warp, --target as for build):
 Options for fmt:
   --check                           change nothing; exit 1 and name the files that are not formatted
   --stdout                          print the formatted text instead of rewriting the file
+
+Options for lsp:
+  -I DIR, --stdlib DIR              as for check, for every document the server checks
 
 ptxas (for --emit=cubin and -v): $MKDSL_PTXAS, else ptxas on PATH, else /usr/local/cuda/bin/ptxas.
 
@@ -216,6 +224,7 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
   // Options about the program (-I, --config, --set, --stdlib) mean nothing to `verify`, which
   // reads a schedule; the diagnostics options apply to every command that reports.
   bool compiles = cmd == "check" || cmd == "build" || cmd == "run";
+  bool searches = compiles || cmd == "lsp";  // -I and --stdlib
   bool reports = compiles || cmd == "verify";
   auto number = [](const std::string& v, int64_t& out) {
     if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos) return false;
@@ -231,7 +240,7 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
       break;
     }
     if (arg.size() > 1 && arg[0] == '-') {
-      if (compiles && (arg == "-I" || (arg.rfind("-I", 0) == 0 && arg.size() > 2))) {
+      if (searches && (arg == "-I" || (arg.rfind("-I", 0) == 0 && arg.size() > 2))) {
         if (arg.size() > 2) a.compile.check.includeDirs.push_back(arg.substr(2));
         else if (i + 1 < argc) a.compile.check.includeDirs.push_back(argv[++i]);
         else return "-I needs a directory";
@@ -242,7 +251,7 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
         if (!value(i, "--set", v) || v.find('=') == std::string::npos || v.find('=') == 0)
           return "--set needs NAME=VALUE, e.g. --set layers=1";
         a.compile.check.overrides.push_back({v.substr(0, v.find('=')), v.substr(v.find('=') + 1)});
-      } else if (compiles && is(arg, "--stdlib")) {
+      } else if (searches && is(arg, "--stdlib")) {
         if (!value(i, "--stdlib", v) || v.empty()) return "--stdlib needs a directory";
         a.compile.check.stdlibDir = v;
       } else if (reports && is(arg, "--diagnostics-format")) {
@@ -350,6 +359,10 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
       continue;
     }
     a.files.push_back(arg);
+  }
+  if (cmd == "lsp") {
+    if (!a.files.empty()) return "`mkdsl lsp` takes no files; it reads LSP messages on standard input";
+    return std::nullopt;
   }
   if (a.files.empty()) return "`mkdsl " + cmd + "` needs at least one file";
   if ((cmd == "build" || cmd == "run") && a.files.size() != 1) return "`mkdsl " + cmd + "` takes one program";
@@ -874,6 +887,18 @@ int runFmt(const Args& a) {
   return diags.hasErrors() || unformatted ? 1 : 0;
 }
 
+// `mkdsl lsp`: the language server on stdin/stdout until the client says exit (lsp/server.h).
+int runLsp(const Args& a) {
+  mk::lsp::ServerOptions options;
+  options.includeDirs = a.compile.check.includeDirs;
+  options.stdlibDir = a.compile.check.stdlibDir;
+  options.version = MKDSL_VERSION;
+  std::signal(SIGPIPE, SIG_IGN);  // a client gone away ends the loop through the failed write
+  mk::lsp::FdInBuf input(STDIN_FILENO);
+  std::istream in(&input);
+  return mk::lsp::runServer(in, std::cout, options);
+}
+
 int mainImpl(int argc, char** argv) {
   if (argc < 2) {
     std::fputs(kUsage, stderr);
@@ -888,7 +913,7 @@ int mainImpl(int argc, char** argv) {
     std::printf("mkdsl %s\n", MKDSL_VERSION);
     return 0;
   }
-  if (cmd != "check" && cmd != "fmt" && cmd != "build" && cmd != "run" && cmd != "verify")
+  if (cmd != "check" && cmd != "fmt" && cmd != "build" && cmd != "run" && cmd != "verify" && cmd != "lsp")
     return usageError("unknown command '" + cmd + "'");
   for (int i = 2; i < argc; ++i)
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
@@ -901,6 +926,7 @@ int mainImpl(int argc, char** argv) {
   if (cmd == "build") return runBuild(a);
   if (cmd == "run") return runRun(a);
   if (cmd == "verify") return runVerify(a);
+  if (cmd == "lsp") return runLsp(a);
   return cmd == "check" ? runCheck(a) : runFmt(a);
 }
 

@@ -1,0 +1,2 @@
+// A module with an error.
+const oops = missing_name;
