@@ -1,5 +1,7 @@
 #include "lsp/analysis.h"
 
+#include <algorithm>
+
 namespace mk::lsp {
 
 Analysis::Analysis(const std::string& path, const std::string& text,
@@ -28,6 +30,14 @@ const Module* Analysis::module(FileId file) const {
   for (const auto& m : program->modules)
     if (m->ast && m->ast->file == file) return m.get();
   return nullptr;
+}
+
+std::string_view Analysis::source(SourceRange r) const {
+  if (!r.valid()) return {};
+  std::string_view t = text(r.file);
+  uint32_t b = std::min<uint32_t>(r.begin, static_cast<uint32_t>(t.size()));
+  uint32_t e = std::min<uint32_t>(std::max(r.begin, r.end), static_cast<uint32_t>(t.size()));
+  return t.substr(b, e - b);
 }
 
 const LineIndex& Analysis::lines(FileId file) const {

@@ -45,6 +45,8 @@ class Analysis {
   const Module* rootModule() const { return program ? program->root() : nullptr; }
   const std::string& path(FileId file) const { return sources.file(file).path(); }
   std::string_view text(FileId file) const { return sources.file(file).text(); }
+  // The text of a range; empty when the range is invalid.
+  std::string_view source(SourceRange r) const;
   // LSP line starts of a file, computed once.
   const LineIndex& lines(FileId file) const;
 

@@ -3,46 +3,17 @@
 
 #include "frontend/format.h"
 #include "frontend/parse.h"
+#include "lsp/language.h"
 #include "lsp/server_impl.h"
 
 namespace mk::lsp {
 
 namespace {
 
-// `text` on one line: runs of blanks and newlines become one space, `//` comments go.
-std::string collapse(std::string_view text) {
-  std::string out;
-  bool inString = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (!inString && c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-      while (i < text.size() && text[i] != '\n') ++i;
-      c = ' ';
-    }
-    if (c == '"' && (i == 0 || text[i - 1] != '\\')) inString = !inString;
-    if (!inString && (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f')) {
-      if (!out.empty() && out.back() != ' ') out += ' ';
-      continue;
-    }
-    // No blank after an opening or before a closing bracket (`(\n  x` reads `(x`).
-    if (!inString && (c == ')' || c == ']') && !out.empty() && out.back() == ' ') out.pop_back();
-    if (!out.empty() && out.back() == ' ' && out.size() >= 2 && (out[out.size() - 2] == '(' || out[out.size() - 2] == '['))
-      out.pop_back();
-    out += c;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-
 std::string_view slice(std::string_view text, uint32_t begin, uint32_t end) {
   begin = std::min<uint32_t>(begin, static_cast<uint32_t>(text.size()));
   end = std::min<uint32_t>(std::max(begin, end), static_cast<uint32_t>(text.size()));
   return text.substr(begin, end - begin);
-}
-
-std::string sourceOf(const Analysis& a, SourceRange r) {
-  if (!r.valid()) return "";
-  return std::string(slice(a.text(r.file), r.begin, r.end));
 }
 
 }  // namespace
@@ -69,7 +40,7 @@ Json Server::Impl::documentSymbol(const Json& params) {
   const Module* m = a.rootModule();
   Json list = jarr();
   if (!m || !m->ast) return list;
-  auto text = [&](SourceRange r) { return sourceOf(a, r); };
+  auto text = [&](SourceRange r) { return a.source(r); };
   // A symbol; its selection range must lie inside its range.
   auto symbol = [&](const std::string& name, int kind, const std::string& detail, SourceRange whole,
                     SourceRange sel) {

@@ -69,6 +69,9 @@ Server::Impl::Impl(ServerOptions o) : options(std::move(o)) {
   requests = {
       {"initialize", &Impl::initialize},
       {"shutdown", &Impl::shutdown},
+      {"textDocument/hover", &Impl::hover},
+      {"textDocument/definition", &Impl::definition},
+      {"textDocument/references", &Impl::references},
       {"textDocument/documentSymbol", &Impl::documentSymbol},
       {"textDocument/formatting", &Impl::formatting},
   };

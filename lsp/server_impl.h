@@ -117,7 +117,19 @@ struct Server::Impl {
   std::string uriOf(const Analysis& a, FileId file) const;
   bool inStdlib(const std::string& path) const;
 
-  // ---- features (features.cpp)
+  // ---- navigation (navigation.cpp)
+  // Every place the name at `offset` of the document stands for (uses, and declarations when
+  // asked), across the open documents and what they import; sorted by URI and position.
+  struct Occurrence {
+    std::string uri;
+    std::string path;
+    SourceRange range;  // in `analysis`
+    bool declaration = false;
+    const Analysis* analysis = nullptr;
+  };
+  std::vector<Occurrence> occurrences(const OpenDoc& doc, uint32_t offset, bool declarations);
+
+  // ---- features (features.cpp, navigation.cpp)
   Json hover(const Json& params);
   Json definition(const Json& params);
   Json references(const Json& params);
