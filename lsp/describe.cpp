@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "lsp/language.h"
@@ -10,8 +11,13 @@ namespace mk::lsp {
 
 namespace {
 std::string text(const Analysis& a, SourceRange r) { return collapse(a.source(r)); }
+std::string text(std::string_view file, SourceRange r) {
+  uint32_t b = std::min<uint32_t>(r.begin, static_cast<uint32_t>(file.size()));
+  uint32_t e = std::min<uint32_t>(std::max(r.begin, r.end), static_cast<uint32_t>(file.size()));
+  return collapse(file.substr(b, e - b));
+}
 
-std::string resultsText(const Analysis& a, const ast::Decl* d) {
+std::string resultsText(std::string_view a, const ast::Decl* d) {
   const std::vector<ast::Result>* rs = nullptr;
   bool tuple = false;
   if (auto* op = ast::as<ast::OpDecl>(d)) {
@@ -37,7 +43,7 @@ std::string resultsText(const Analysis& a, const ast::Decl* d) {
 }
 }  // namespace
 
-CallSignature callSignature(const Analysis& a, const ast::Decl* d) {
+CallSignature callSignature(std::string_view a, const ast::Decl* d) {
   CallSignature s;
   const std::vector<ast::GenericParam>* gs = nullptr;
   const std::vector<ast::Param>* ps = nullptr;

@@ -23,7 +23,10 @@ struct CallSignature {
   size_t positional = 0;  // how many of `params` are positional
   std::vector<std::string> paramNames;
 };
-CallSignature callSignature(const Analysis& a, const ast::Decl* decl);
+CallSignature callSignature(std::string_view fileText, const ast::Decl* decl);
+inline CallSignature callSignature(const Analysis& a, const ast::Decl* decl) {
+  return callSignature(a.text(decl->name.range.valid() ? decl->name.range.file : a.root), decl);
+}
 
 // The declaration a symbol stands for, as one line of .mk (`weight proj: bf16[hidden, hidden]`,
 // `op scale<N, B = 16>(...) -> y: bf16[N]`, `let v = load x[...] as f32`).

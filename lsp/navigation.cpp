@@ -332,3 +332,76 @@ Json Server::Impl::references(const Json& params) {
 }
 
 }  // namespace mk::lsp
+
+// ---- rename ---------------------------------------------------------------------------------
+
+namespace mk::lsp {
+
+namespace {
+// The symbol under the cursor, if rename may touch it; throws RequestFailed when it may not.
+std::optional<SemanticIndex::Hit> renameTarget(const Analysis& a, uint32_t offset, const Server::Impl& server) {
+  auto hit = a.index().at(a.root, offset);
+  if (!hit) return std::nullopt;
+  const Symbol& s = a.index().symbols[hit->symbol];
+  if (server.inStdlib(a.path(s.nameRange.file)))
+    throw RpcError{errc::RequestFailed, "'" + s.name + "' is declared in the stdlib (" + moduleName(a, s.nameRange.file) +
+                                            "), which rename leaves alone"};
+  return hit;
+}
+}  // namespace
+
+Json Server::Impl::prepareRenameRequest(const Json& params) {
+  OpenDoc& doc = requireDoc(params);
+  Position pos = requirePosition(params, doc);
+  const Analysis& a = analysisFor(doc);
+  auto hit = renameTarget(a, doc.doc.offset(pos, enc), *this);
+  if (!hit) return jnull();
+  Json r = jobj();
+  set(r, "range", range(a, hit->range));
+  set(r, "placeholder", jstr(a.index().symbols[hit->symbol].name));
+  return r;
+}
+
+Json Server::Impl::rename(const Json& params) {
+  OpenDoc& doc = requireDoc(params);
+  Position pos = requirePosition(params, doc);
+  auto newName = asString(params.get("newName"));
+  if (!newName) throw RpcError{errc::InvalidParams, "missing newName"};
+  if (!isIdentifier(*newName) || isKeyword(*newName))
+    throw RpcError{errc::InvalidParams, "'" + *newName + "' is not a valid name (letters, digits and _, not a keyword)"};
+  const Analysis& a = analysisFor(doc);
+  uint32_t offset = doc.doc.offset(pos, enc);
+  auto hit = renameTarget(a, offset, *this);
+  if (!hit) throw RpcError{errc::RequestFailed, "there is no name to rename here"};
+  const Symbol& s = a.index().symbols[hit->symbol];
+  // A name that would clash: another declaration of it where the symbol lives.
+  if (*newName != s.name)
+    for (const Symbol& other : a.index().symbols) {
+      if (other.name != *newName || other.nameRange.file != s.nameRange.file) continue;
+      bool clash = isLocalSymbol(s.kind) ? (isLocalSymbol(other.kind) && other.owner == s.owner)
+                                         : (!isLocalSymbol(other.kind) && other.kind != SymbolKind::ConfigField &&
+                                            !(other.owner && other.owner->kind == ast::DeclKind::Group)) ||
+                                               (s.kind == SymbolKind::ConfigField && other.kind == SymbolKind::ConfigField);
+      if (s.owner && s.owner->kind == ast::DeclKind::Group)
+        clash = other.owner == s.owner;  // group members: within their group
+      if (clash)
+        throw RpcError{errc::RequestFailed, "'" + *newName + "' is already declared here (" +
+                                                moduleName(a, other.nameRange.file) + ")"};
+    }
+  std::map<std::string, Json> changes;  // ordered by URI
+  for (const Occurrence& o : occurrences(doc, offset, true)) {
+    if (inStdlib(o.path)) continue;
+    Json edit = jobj();
+    set(edit, "range", range(*o.analysis, o.range));
+    set(edit, "newText", jstr(*newName));
+    auto [it, _] = changes.emplace(o.uri, jarr());
+    push(it->second, edit);
+  }
+  Json byUri = jobj();
+  for (auto& [uri, edits] : changes) set(byUri, uri, std::move(edits));
+  Json result = jobj();
+  set(result, "changes", byUri);
+  return result;
+}
+
+}  // namespace mk::lsp

@@ -74,6 +74,11 @@ Server::Impl::Impl(ServerOptions o) : options(std::move(o)) {
       {"textDocument/references", &Impl::references},
       {"textDocument/documentSymbol", &Impl::documentSymbol},
       {"textDocument/formatting", &Impl::formatting},
+      {"textDocument/completion", &Impl::completion},
+      {"textDocument/signatureHelp", &Impl::signatureHelp},
+      {"textDocument/semanticTokens/full", &Impl::semanticTokens},
+      {"textDocument/prepareRename", &Impl::prepareRenameRequest},
+      {"textDocument/rename", &Impl::rename},
   };
   notifications = {
       {"initialized", &Impl::initialized},
