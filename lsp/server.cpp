@@ -202,6 +202,12 @@ std::vector<std::string> Server::Impl::handle(std::string_view body, const Looka
       return out;
     }
   }
+  struct Retire {
+    Impl& impl;
+    ~Retire() {
+      if (!impl.options.deferDiagnostics) impl.retired.clear();
+    }
+  } retire{*this};
   try {
     out.push_back(response(id, (this->*(it->second))(*params)));
   } catch (const RpcError& e) {
@@ -296,7 +302,11 @@ Json Server::Impl::initialize(const Json& params) {
   return result;
 }
 
-void Server::Impl::initialized(const Json&) {}
+void Server::Impl::initialized(const Json&) {
+  // Read the stdlib's declarations now (completion lists them), which also warms the parser's
+  // caches before the first document arrives.
+  stdlibEntries();
+}
 
 Json Server::Impl::shutdown(const Json&) {
   state = State::ShutDown;
@@ -428,6 +438,9 @@ const Analysis& Server::Impl::analysisFor(const OpenDoc& doc) {
   std::vector<std::pair<std::string, const std::string*>> open;
   for (const auto& [uri, d] : docs)
     if (uri != doc.doc.uri()) open.push_back({d.path, &d.doc.text()});
+  // The analysis it replaces is freed later, when the server is idle: a large document's tree
+  // takes milliseconds to free, and the request waiting for this analysis should not.
+  if (c.analysis) retired.push_back(std::move(c.analysis));
   c.analysis = std::make_unique<Analysis>(doc.path, doc.doc.text(), open, analysisOptions);
   ++analysesRun;
   c.stamp = doc.stamp;
@@ -505,6 +518,7 @@ Json Server::Impl::publishDiagnostics(const OpenDoc& doc) {
 }
 
 std::vector<std::string> Server::Impl::flushDiagnostics() {
+  retired.clear();
   std::vector<std::string> out = std::move(pendingClears);
   pendingClears.clear();
   std::set<std::string> due = std::move(dirty);

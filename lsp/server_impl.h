@@ -84,6 +84,7 @@ struct Server::Impl {
   size_t analysesRun = 0;
   std::optional<std::vector<StdlibEntry>> stdlib;  // read on first use
   std::vector<std::string> pendingClears;          // empty diagnostics for closed documents
+  std::vector<std::unique_ptr<Analysis>> retired;  // replaced analyses, freed when idle
 
   using Request = Json (Impl::*)(const Json& params);
   using Notification = void (Impl::*)(const Json& params);

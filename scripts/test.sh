@@ -4,13 +4,15 @@
 #   2. sanitizer pass: build-asan/ with clang-19, -DMK_SANITIZE=ON (ASan + UBSan), ctest again
 #   3. fuzz pass: build-fuzz/ with clang-19, -DMK_FUZZ=ON, the libFuzzer targets
 #      mk_fuzz_parse_check for MK_FUZZ_SECONDS seconds on a seed corpus of every .mk in the repo,
-#      and mk_fuzz_schedule (schedule parser + verifier) on the schedules in tests/ir
+#      and mk_fuzz_schedule (schedule parser + verifier) on the schedules in tests/ir, and
+#      mk_fuzz_lsp (the language server) on the LSP transcripts in tests/lsp
 # The last line is `N passed, N failed` (each ctest test counts once, the fuzz run counts once);
 # the exit status is non-zero when anything failed.
 #
 # Environment:
 #   MK_FUZZ_SECONDS=N      fuzzing time of parse+check (default 120; 0 skips the fuzz pass)
 #   MK_SCHEDULE_FUZZ_SECONDS=N  fuzzing time of the schedule parser and verifier (default 30)
+#   MK_LSP_FUZZ_SECONDS=N  fuzzing time of the language server (default 30)
 #   MK_SKIP_SANITIZERS=1   skip the sanitizer and fuzz passes (quick local runs)
 #   MK_JOBS=N              parallel build jobs (default: ninja's own choice)
 set -uo pipefail
@@ -19,6 +21,7 @@ cd "$ROOT"
 
 FUZZ_SECONDS=${MK_FUZZ_SECONDS:-120}
 SCHEDULE_FUZZ_SECONDS=${MK_SCHEDULE_FUZZ_SECONDS:-30}
+LSP_FUZZ_SECONDS=${MK_LSP_FUZZ_SECONDS:-30}
 SKIP_SANITIZERS=${MK_SKIP_SANITIZERS:-0}
 CLANG_CC=clang-19
 CLANG_CXX=clang++-19
@@ -136,7 +139,7 @@ fi
 
 banner "fuzz build (build-fuzz/, libFuzzer+ASan+UBSan)"
 start=$SECONDS
-if ! clang_build build-fuzz "mk_fuzz_parse_check mk_fuzz_schedule" -DMK_FUZZ=ON -DBUILD_TESTING=OFF; then
+if ! clang_build build-fuzz "mk_fuzz_parse_check mk_fuzz_schedule mk_fuzz_lsp" -DMK_FUZZ=ON -DBUILD_TESTING=OFF; then
   step_failed "fuzz" "build-fuzz did not build"
   finish
 fi
@@ -174,4 +177,5 @@ run_fuzzer() {
 
 run_fuzzer mk_fuzz_parse_check "$FUZZ_SECONDS" fuzz/mk.dict examples/*.mk stdlib/*.mk tests/diagnostics/*.mk
 run_fuzzer mk_fuzz_schedule "$SCHEDULE_FUZZ_SECONDS" fuzz/schedule.dict tests/ir/*.sched
+run_fuzzer mk_fuzz_lsp "$LSP_FUZZ_SECONDS" fuzz/lsp.dict tests/lsp/*.transcript
 finish
