@@ -429,6 +429,7 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  signal(SIGPIPE, SIG_IGN);  // --stdio: writing to a server that has exited must not end the runner
   std::string dir, root, mkdsl;
   bool update = false;
   std::vector<std::string> names;
