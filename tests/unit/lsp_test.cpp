@@ -3,6 +3,7 @@
 // cancellation, the exit code). The protocol itself is covered by tests/lsp/*.transcript.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -224,4 +225,51 @@ TEST_CASE("lsp server: diagnostics wait for idle() with deferDiagnostics; analys
   for (int id = 2; id < 5; ++id)
     s.handle(request(id, "textDocument/documentSymbol", R"({"textDocument":{"uri":"file:///tmp/lsp-unit2.mk"}})"));
   CHECK(s.analysesRun() == 1);
+}
+
+TEST_CASE("lsp server: every position of the test inputs, every request: an answer, never an internal error") {
+  ServerOptions options;
+  options.stdlibDir = MK_STDLIB_DIR;
+  options.includeDirs = {std::string(MK_SOURCE_DIR) + "/tests/lsp/inputs/modules"};
+  Server s(options);
+  s.handle(request(1, "initialize", R"({"capabilities":{"general":{"positionEncodings":["utf-8"]}}})"));
+  int id = 2;
+  for (const char* name : {"model.mk", "incomplete.mk", "broken.mk", "syntax.mk", "imports.mk", "unformatted.mk"}) {
+    std::string path = std::string(MK_SOURCE_DIR) + "/tests/lsp/inputs/" + name;
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    REQUIRE(!text.empty());
+    std::string uri = pathToUri(path);
+    s.handle(notify("textDocument/didOpen", R"({"textDocument":{"uri":")" + uri + R"(","languageId":"mk","version":1,"text":)" +
+                                                dump(jstr(text)) + "}}"));
+    LineIndex lines(text);
+    for (uint32_t line = 0; line < lines.lineCount(); ++line) {
+      auto [b, e] = lines.lineBytes(text, line);
+      for (uint32_t col = 0; col <= e - b + 1; ++col) {
+        std::string at = R"({"textDocument":{"uri":")" + uri + R"("},"position":{"line":)" + std::to_string(line) +
+                         R"(,"character":)" + std::to_string(col) + "}";
+        for (const char* method : {"textDocument/hover", "textDocument/definition", "textDocument/completion",
+                                   "textDocument/signatureHelp", "textDocument/prepareRename"}) {
+          std::vector<std::string> out = s.handle(request(id++, method, at + "}"));
+          REQUIRE(out.size() == 1);
+          Json j = parse(out[0]);
+          if (const Json* err = j.get("error")) {
+            INFO(method << " at " << name << ":" << line << ":" << col << ": " << out[0]);
+            CHECK(err->get("code")->text != "-32603");
+          }
+        }
+        std::vector<std::string> out =
+            s.handle(request(id++, "textDocument/references", at + R"(,"context":{"includeDeclaration":true}})"));
+        REQUIRE(out.size() == 1);
+        CHECK(parse(out[0]).get("result"));
+      }
+    }
+    for (const char* method : {"textDocument/semanticTokens/full", "textDocument/documentSymbol", "textDocument/formatting"}) {
+      std::vector<std::string> out = s.handle(request(id++, method, R"({"textDocument":{"uri":")" + uri + R"("}})"));
+      REQUIRE(out.size() == 1);
+      CHECK(parse(out[0]).get("result"));
+    }
+  }
 }
