@@ -339,11 +339,8 @@ Json item(const std::string& label, int kind, const std::string& detail, const s
 }  // namespace
 
 Json Server::Impl::completion(const Json& params) {
-  OpenDoc& doc = requireDoc(params);
-  Position pos = requirePosition(params, doc);
-  const Analysis& a = analysisFor(doc);
+  auto [doc, a, pos, offset] = requireAt(params);
   const std::string& text = doc.doc.text();
-  uint32_t offset = doc.doc.offset(pos, enc);
   uint32_t start = offset;  // of the word being typed
   while (start > 0 && isIdentChar(text[start - 1])) --start;
   uint32_t lineStart = doc.doc.offset({pos.line, 0}, enc);
@@ -528,11 +525,8 @@ Json Server::Impl::completion(const Json& params) {
 // ---- signatureHelp --------------------------------------------------------------------------
 
 Json Server::Impl::signatureHelp(const Json& params) {
-  OpenDoc& doc = requireDoc(params);
-  Position pos = requirePosition(params, doc);
-  const Analysis& a = analysisFor(doc);
+  auto [doc, a, pos, offset] = requireAt(params);
   const std::string& text = doc.doc.text();
-  uint32_t offset = doc.doc.offset(pos, enc);
   // The innermost call whose argument list holds the cursor: walk back over balanced brackets.
   int depth = 0;
   int commas = 0;

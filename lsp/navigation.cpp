@@ -189,10 +189,7 @@ std::string hoverSymbol(const Analysis& a, const Symbol& s, const SymbolUse* use
 }  // namespace
 
 Json Server::Impl::hover(const Json& params) {
-  OpenDoc& doc = requireDoc(params);
-  Position pos = requirePosition(params, doc);
-  const Analysis& a = analysisFor(doc);
-  uint32_t offset = doc.doc.offset(pos, enc);
+  auto [doc, a, pos, offset] = requireAt(params);
   std::string md;
   SourceRange where;
   std::string configName = a.program && a.program->config ? a.program->config->name.name : "";
@@ -239,10 +236,7 @@ Json Server::Impl::hover(const Json& params) {
 // ---- definition -----------------------------------------------------------------------------
 
 Json Server::Impl::definition(const Json& params) {
-  OpenDoc& doc = requireDoc(params);
-  Position pos = requirePosition(params, doc);
-  const Analysis& a = analysisFor(doc);
-  uint32_t offset = doc.doc.offset(pos, enc);
+  auto [doc, a, pos, offset] = requireAt(params);
   if (auto hit = a.index().at(a.root, offset)) return location(a, a.index().symbols[hit->symbol].nameRange);
   if (const ast::ImportDecl* imp = importAt(a, offset))
     if (auto file = importedFile(a, imp)) return location(a, SourceRange{*file, 0, 0});
@@ -351,10 +345,8 @@ std::optional<SemanticIndex::Hit> renameTarget(const Analysis& a, uint32_t offse
 }  // namespace
 
 Json Server::Impl::prepareRenameRequest(const Json& params) {
-  OpenDoc& doc = requireDoc(params);
-  Position pos = requirePosition(params, doc);
-  const Analysis& a = analysisFor(doc);
-  auto hit = renameTarget(a, doc.doc.offset(pos, enc), *this);
+  auto [doc, a, pos, offset] = requireAt(params);
+  auto hit = renameTarget(a, offset, *this);
   if (!hit) return jnull();
   Json r = jobj();
   set(r, "range", range(a, hit->range));

@@ -425,6 +425,13 @@ Position Server::Impl::requirePosition(const Json& params, const OpenDoc& doc) {
   return *p;  // a character past the end of its line means the line's end
 }
 
+Server::Impl::At Server::Impl::requireAt(const Json& params) {
+  OpenDoc& doc = requireDoc(params);
+  const Position pos = requirePosition(params, doc);
+  const uint32_t offset = doc.doc.offset(pos, enc);
+  return {doc, analysisFor(doc), pos, offset};
+}
+
 const Analysis& Server::Impl::analysisFor(const OpenDoc& doc) {
   CachedAnalysis& c = cache[doc.doc.uri()];
   auto stampOf = [&](const std::string& path) -> uint64_t {

@@ -109,6 +109,15 @@ struct Server::Impl {
   OpenDoc& requireDoc(const Json& params);
   Position requirePosition(const Json& params, const OpenDoc& doc);
   const Analysis& analysisFor(const OpenDoc& doc);
+  // A positional request's document, its analysis, its `position` and that position's byte
+  // offset (the position is checked before any analysis runs).
+  struct At {
+    OpenDoc& doc;
+    const Analysis& a;
+    Position pos;
+    uint32_t offset;
+  };
+  At requireAt(const Json& params);
   Json publishDiagnostics(const OpenDoc& doc);
 
   // ---- conversions (server.cpp)

@@ -1,9 +1,13 @@
 // The language server's latency on a large document: a 5,000-line program is opened and hovered,
 // edited and hovered again (the hover re-checks it first), and the hover must answer in under
-// 100 ms, re-analysis included; an unchanged document's analysis is reused. Its own binary and
-// ctest test (lsp_hover_timing, run alone): other tests running beside it would only add noise.
+// 100 ms, re-analysis included; an unchanged document's analysis is reused. The limit applies to
+// the CPU time of the handling thread (the server answers on the thread that calls handle(), with
+// no helper threads), so a busy machine cannot fail it; the wall time is printed beside it. Its
+// own binary and ctest test (lsp_hover_timing, run alone).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
+
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -104,13 +108,22 @@ TEST_CASE("lsp timing: a hover on a 5,000-line document, re-analysis included, a
   REQUIRE(at != std::string::npos);
   uint32_t line = static_cast<uint32_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
   int id = 2;
-  // A hover on `scale_7` in block_7's body; returns the milliseconds handle() took.
+  // The calling thread's CPU time, in milliseconds.
+  auto cpuMs = [] {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
+  };
+  double wallMs = 0;  // of the last hover
+  // A hover on `scale_7` in block_7's body; returns the CPU milliseconds handle() took.
   auto hover = [&]() {
     std::string h = request(id++, "textDocument/hover", R"({"textDocument":{"uri":")" + uri + R"("},"position":{"line":)" +
                                                            std::to_string(line) + R"(,"character":14}})");
-    auto t0 = Clock::now();
+    const auto t0 = Clock::now();
+    const double c0 = cpuMs();
     std::vector<std::string> answer = s.handle(h);
-    double took = ms(Clock::now() - t0);
+    const double took = cpuMs() - c0;
+    wallMs = ms(Clock::now() - t0);
     REQUIRE(answer.size() == 1);
     Json j = parse(answer[0]);
     REQUIRE(j.get("result"));
@@ -123,6 +136,7 @@ TEST_CASE("lsp timing: a hover on a 5,000-line document, re-analysis included, a
                                               dump(jstr(text)) + "}}"));
   CHECK(s.analysesRun() == 0);
   double firstMs = hover();
+  const double firstWallMs = wallMs;
   CHECK(s.analysesRun() == 1);
   std::vector<std::string> published = s.idle();
   REQUIRE(published.size() == 1);
@@ -146,8 +160,9 @@ TEST_CASE("lsp timing: a hover on a 5,000-line document, re-analysis included, a
   size_t before = s.analysesRun();
   double cachedMs = hover();
   CHECK(s.analysesRun() == before);
-  MESSAGE("5,000-line document (" << lineCount << " lines): hover after open " << firstMs << " ms, after an edit "
-                                  << editMs << " ms (best of 3), again " << cachedMs << " ms");
+  MESSAGE("5,000-line document (" << lineCount << " lines), CPU time of the hover: after open " << firstMs
+                                  << " ms (wall " << firstWallMs << " ms), after an edit " << editMs
+                                  << " ms (best of 3), again " << cachedMs << " ms");
   CHECK(firstMs < 100 * kSlowdown);
   CHECK(editMs < 100 * kSlowdown);
   CHECK(cachedMs < 10 * kSlowdown);
