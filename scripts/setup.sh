@@ -26,6 +26,9 @@ for pkg in "${PACKAGES[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null || true)
   [[ $status == ii* ]] || missing+=("$pkg")
 done
+# Node.js and npm package the VS Code extension (tests/editors): any install that provides the
+# commands will do (Debian's nodejs and npm, or NodeSource's nodejs, which includes npm).
+command -v npm >/dev/null || missing+=(nodejs npm)
 if ((${#missing[@]})); then
   sudo=()
   if [[ $(id -u) -ne 0 ]]; then
