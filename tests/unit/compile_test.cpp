@@ -7,17 +7,11 @@
 #include <string>
 
 #include "compiler/compile.h"
+#include "tiny_llama.h"
 
 using namespace mk;
 
 namespace {
-
-std::string tinySource() {
-  std::ifstream in(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 CompileOptions tinyOptions() {
   CompileOptions o;
@@ -30,7 +24,7 @@ CompileOptions tinyOptions() {
 
 TEST_CASE("compileSource: the tiny Llama to PTX and metadata") {
   std::string diags;
-  auto out = compileSource("llama_tiny.mk", tinySource(), tinyOptions(), &diags);
+  auto out = compileSource("llama_tiny.mk", testing::tinyLlamaSource(), tinyOptions(), &diags);
   REQUIRE_MESSAGE(out, diags);
   CHECK(diags.empty());
   CHECK(out->kernel.target.sms == 4);
@@ -44,11 +38,11 @@ TEST_CASE("compileSource: the tiny Llama to PTX and metadata") {
 TEST_CASE("compileSource: --target replaces the GPU's architecture") {
   CompileOptions o = tinyOptions();
   o.gpu = "a100";
-  auto a100 = compileSource("llama_tiny.mk", tinySource(), o);
+  auto a100 = compileSource("llama_tiny.mk", testing::tinyLlamaSource(), o);
   REQUIRE(a100);
   CHECK(a100->artifact.launch.arch == "sm_80");
   o.arch = "sm_90";
-  auto sm90 = compileSource("llama_tiny.mk", tinySource(), o);
+  auto sm90 = compileSource("llama_tiny.mk", testing::tinyLlamaSource(), o);
   REQUIRE(sm90);
   CHECK(sm90->kernel.target.name == "a100");
   CHECK(sm90->kernel.target.arch == "sm_90");
@@ -64,24 +58,24 @@ TEST_CASE("compileSource: errors") {
   SUBCASE("an unknown GPU") {
     CompileOptions o = tinyOptions();
     o.gpu = "v100";
-    CHECK_FALSE(compileSource("llama_tiny.mk", tinySource(), o, &diags));
+    CHECK_FALSE(compileSource("llama_tiny.mk", testing::tinyLlamaSource(), o, &diags));
     CHECK(diags == "mkdsl: error: unknown GPU 'v100'; known: h200, h100, a100, mi300x [E0905]\n");
   }
   SUBCASE("the AMDGPU backend does not exist yet") {
     CompileOptions o = tinyOptions();
     o.gpu = "mi300x";
-    CHECK_FALSE(compileSource("llama_tiny.mk", tinySource(), o, &diags));
+    CHECK_FALSE(compileSource("llama_tiny.mk", testing::tinyLlamaSource(), o, &diags));
     CHECK(diags.find("target architecture 'gfx942' needs the AMDGPU backend") != std::string::npos);
     CHECK(diags.find("[E0906]") != std::string::npos);
     // Scheduling needs no backend: the MI300X schedule still builds.
     SourceManager sm;
     DiagnosticEngine engine(sm);
-    CHECK(scheduleProgram(sm, engine, sm.add("llama_tiny.mk", tinySource()), o));
+    CHECK(scheduleProgram(sm, engine, sm.add("llama_tiny.mk", testing::tinyLlamaSource()), o));
   }
   SUBCASE("an unknown architecture") {
     CompileOptions o = tinyOptions();
     o.arch = "sm_75";
-    CHECK_FALSE(compileSource("llama_tiny.mk", tinySource(), o, &diags));
+    CHECK_FALSE(compileSource("llama_tiny.mk", testing::tinyLlamaSource(), o, &diags));
     CHECK(diags.find("unknown target architecture 'sm_75'; known: sm_90a, sm_90, sm_80") != std::string::npos);
   }
   CHECK(archError("sm_90a") == std::nullopt);

@@ -11,6 +11,7 @@
 #include "compiler/compile.h"
 #include "runtime/decode.h"
 #include "runtime/metadata.h"
+#include "tiny_llama.h"
 
 namespace rt = mk::runtime;
 
@@ -168,13 +169,8 @@ TEST_CASE("decode: tokens, sequence length and the step's interface are checked 
 }
 
 TEST_CASE("decode: MetadataStepper reads the step's interface and bounds from the tiny Llama's metadata") {
-  std::ifstream src(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
-  std::ostringstream text;
-  text << src.rdbuf();
-  mk::CompileOptions opts;
-  opts.check.stdlibDir = MK_STDLIB_DIR;
   std::string diags;
-  auto out = mk::compileSource("examples/llama_tiny.mk", text.str(), opts, &diags);
+  auto out = mk::testing::compileTinyLlama(false, &diags);
   REQUIRE_MESSAGE(out, diags);
   rt::MetadataStepper s(rt::parseMetadata(out->metadataJson, "tiny.meta.json"));
   const auto in = s.inputs();

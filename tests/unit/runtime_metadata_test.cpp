@@ -13,6 +13,7 @@
 #include "compiler/compile.h"
 #include "runtime/json.h"
 #include "runtime/metadata.h"
+#include "tiny_llama.h"
 
 using namespace mk::runtime;
 namespace fs = std::filesystem;
@@ -248,13 +249,8 @@ TEST_CASE("runtime metadata: files") {
 }
 
 TEST_CASE("runtime metadata: what the compiler writes for the tiny Llama parses back exactly") {
-  std::ifstream in(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
-  std::ostringstream src;
-  src << in.rdbuf();
-  mk::CompileOptions o;
-  o.check.stdlibDir = MK_STDLIB_DIR;
   std::string diags;
-  auto out = mk::compileSource("llama_tiny.mk", src.str(), o, &diags);
+  auto out = mk::testing::compileTinyLlama(false, &diags);
   REQUIRE_MESSAGE(out, diags);
   KernelMetadata m = parseMetadata(out->metadataJson, "tiny.meta.json");
   const auto& launch = out->artifact.launch;
@@ -356,13 +352,12 @@ TEST_CASE("runtime metadata: config values, declaration sites and input bounds")
 }
 
 TEST_CASE("runtime metadata: the tiny Llama's config values, declarations and bounds") {
-  std::ifstream in(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
-  std::ostringstream src;
-  src << in.rdbuf();
+  const std::string src = mk::testing::tinyLlamaSource();
   mk::CompileOptions o;
   o.check.stdlibDir = MK_STDLIB_DIR;
   std::string diags;
-  auto out = mk::compileSource("examples/llama_tiny.mk", src.str(), o, &diags);
+  // Under its path in the repository: declared_at names it.
+  auto out = mk::compileSource("examples/llama_tiny.mk", src, o, &diags);
   REQUIRE_MESSAGE(out, diags);
   KernelMetadata m = parseMetadata(out->metadataJson, "tiny.meta.json");
   REQUIRE(m.configValue("vocab") != nullptr);
@@ -373,7 +368,7 @@ TEST_CASE("runtime metadata: the tiny Llama's config values, declarations and bo
   CHECK(m.inputs[0].bound == 256);
   CHECK(m.inputs[1].bound == 64);
   // The declaration's line: where `weight embed_tokens` and `state k_cache` stand in the file.
-  std::istringstream lines(src.str());
+  std::istringstream lines(src);
   std::string line;
   std::string embedAt, cacheAt;
   for (int n = 1; std::getline(lines, line); ++n) {
@@ -448,14 +443,8 @@ TEST_CASE("runtime metadata: a traced kernel's \"trace\", and every malformed on
 }
 
 TEST_CASE("runtime metadata: the tiny Llama built with --trace") {
-  std::ifstream in(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
-  std::ostringstream src;
-  src << in.rdbuf();
-  mk::CompileOptions o;
-  o.check.stdlibDir = MK_STDLIB_DIR;
-  o.backend.trace = true;
   std::string diags;
-  auto out = mk::compileSource("llama_tiny.mk", src.str(), o, &diags);
+  auto out = mk::testing::compileTinyLlama(true, &diags);
   REQUIRE_MESSAGE(out, diags);
   KernelMetadata m = parseMetadata(out->metadataJson, "tiny.meta.json");
   REQUIRE(m.trace);

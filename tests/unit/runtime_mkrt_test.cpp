@@ -31,6 +31,7 @@
 #include "runtime/testing/fake_cuda.h"
 #include "runtime/trace.h"
 #include "runtime/weights.h"
+#include "tiny_llama.h"
 
 namespace rt = mk::runtime;
 namespace fs = std::filesystem;
@@ -511,13 +512,8 @@ TEST_CASE("mkrt: a kernel fault, a rejected PTX, a GPU the kernel does not fit")
 
 TEST_CASE("mkrt: the tiny Llama's real PTX and metadata on the fake driver") {
   REQUIRE(fs::exists(fakeDriver()));
-  std::ifstream src(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
-  std::ostringstream text;
-  text << src.rdbuf();
-  mk::CompileOptions opts;
-  opts.check.stdlibDir = MK_STDLIB_DIR;
   std::string diags;
-  auto out = mk::compileSource("llama_tiny.mk", text.str(), opts, &diags);
+  auto out = mk::testing::compileTinyLlama(false, &diags);
   REQUIRE_MESSAGE(out, diags);
   TempDir dir;
   write(dir / "tiny.ptx", out->artifact.ptx);
@@ -586,12 +582,7 @@ RunResult runTool(const std::string& args, const TempDir& dir) {
 TEST_CASE("mkrt-run: the standalone runner on the fake driver, its errors, and its dependencies") {
   REQUIRE_MESSAGE(fs::exists(mkrtRun()), "build the mkrt-run target first: " << mkrtRun());
   REQUIRE(fs::exists(fakeDriver()));
-  std::ifstream src(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
-  std::ostringstream text;
-  text << src.rdbuf();
-  mk::CompileOptions opts;
-  opts.check.stdlibDir = MK_STDLIB_DIR;
-  auto out = mk::compileSource("llama_tiny.mk", text.str(), opts);
+  auto out = mk::testing::compileTinyLlama();
   REQUIRE(out);
   TempDir dir;
   write(dir / "tiny.ptx", out->artifact.ptx);
@@ -1165,14 +1156,8 @@ TEST_CASE("mkrt: a traced kernel gets a 9th parameter, its records buffer, and r
 
 TEST_CASE("mkrt: the tiny Llama built with --trace on the fake driver") {
   REQUIRE(fs::exists(fakeDriver()));
-  std::ifstream src(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
-  std::ostringstream text;
-  text << src.rdbuf();
-  mk::CompileOptions opts;
-  opts.check.stdlibDir = MK_STDLIB_DIR;
-  opts.backend.trace = true;
   std::string diags;
-  auto out = mk::compileSource("llama_tiny.mk", text.str(), opts, &diags);
+  auto out = mk::testing::compileTinyLlama(true, &diags);
   REQUIRE_MESSAGE(out, diags);
   const int64_t records = out->artifact.launch.traceRecords;
   REQUIRE(records > 0);
@@ -1199,13 +1184,7 @@ TEST_CASE("mkrt-run --trace: the Chrome trace of a step, its summary, and the er
   const mk::CompileOutput untraced = compileTiny();
   write(dir / "u.ptx", untraced.artifact.ptx);
   write(dir / "u.meta.json", untraced.metadataJson);
-  std::ifstream src(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
-  std::ostringstream text;
-  text << src.rdbuf();
-  mk::CompileOptions opts;
-  opts.check.stdlibDir = MK_STDLIB_DIR;
-  opts.backend.trace = true;
-  auto out = mk::compileSource("llama_tiny.mk", text.str(), opts);
+  auto out = mk::testing::compileTinyLlama(true);
   REQUIRE(out);
   write(dir / "tiny.ptx", out->artifact.ptx);
   write(dir / "tiny.meta.json", out->metadataJson);

@@ -23,6 +23,7 @@
 #include "runtime/metadata.h"
 #include "runtime/safetensors.h"
 #include "runtime/weights.h"
+#include "tiny_llama.h"
 
 using mk::DType;
 using mk::dtypeName;
@@ -315,13 +316,8 @@ TEST_CASE("runtime weights: errors name the weight and the checkpoint tensor, as
 }
 
 TEST_CASE("runtime weights: the tiny Llama from its metadata equals the interpreter, file and random") {
-  std::ifstream src(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
-  std::ostringstream text;
-  text << src.rdbuf();
-  mk::CompileOptions o;
-  o.check.stdlibDir = MK_STDLIB_DIR;
   std::string diags;
-  auto out = mk::compileSource("llama_tiny.mk", text.str(), o, &diags);
+  auto out = mk::testing::compileTinyLlama(false, &diags);
   REQUIRE_MESSAGE(out, diags);
   const rt::KernelMetadata meta = rt::parseMetadata(out->metadataJson, "tiny.meta.json");
   auto set = rt::SafetensorsSet::open(std::string(MK_SOURCE_DIR) + "/tests/data/tiny_llama.safetensors");
