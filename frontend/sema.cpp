@@ -422,6 +422,20 @@ class Checker {
   // same everywhere: their first evaluation is always recorded.
   int forceRecord_ = 0;
   SourceRange block_;  // the innermost block being checked
+  // Checking an op's or fn's body: a block of its own and, for the generic pass (the one the
+  // index records, even when an instantiation asked for it first), outside any instantiation;
+  // both restored when the body is done.
+  struct BodyScope {
+    Checker& c;
+    int savedInst;
+    SourceRange savedBlock;
+    BodyScope(Checker& checker, bool generic)
+        : c(checker), savedInst(checker.instantiating_), savedBlock(checker.block_) {
+      if (generic) c.instantiating_ = 0;
+      c.block_ = {};
+    }
+    ~BodyScope() { c.instantiating_ = savedInst, c.block_ = savedBlock; }
+  };
   bool recording() const {
     return index_ && !sink_ && (forceRecord_ > 0 || (instantiating_ == 0 && !diags_->suppressed()));
   }
@@ -2781,16 +2795,7 @@ void Checker::checkTaskGrid(const OpDecl* op, Ctx& ctx, bool concrete) {
 
 void Checker::checkOp(const OpDecl* op, Module* m, const std::map<std::string, Ty>* bindings) {
   if (!bindings && genericClean_.count(op)) return;
-  // The generic pass is what the index records, even when an instantiation asked for it first.
-  struct Restore {
-    int& inst;
-    SourceRange& block;
-    int savedInst;
-    SourceRange savedBlock;
-    ~Restore() { inst = savedInst, block = savedBlock; }
-  } restore{instantiating_, block_, instantiating_, block_};
-  if (!bindings) instantiating_ = 0;
-  block_ = {};
+  BodyScope scope(*this, !bindings);
   unsigned before = diags_->errorCount();
   if (!bindings) genericClean_[op] = false;  // in progress
   Ctx ctx;
@@ -2858,15 +2863,7 @@ void Checker::checkOp(const OpDecl* op, Module* m, const std::map<std::string, T
 
 void Checker::checkFn(const FnDecl* fn, Module* m, const std::map<std::string, Ty>* bindings) {
   if (!bindings && genericClean_.count(fn)) return;
-  struct Restore {
-    int& inst;
-    SourceRange& block;
-    int savedInst;
-    SourceRange savedBlock;
-    ~Restore() { inst = savedInst, block = savedBlock; }
-  } restore{instantiating_, block_, instantiating_, block_};
-  if (!bindings) instantiating_ = 0;
-  block_ = {};
+  BodyScope scope(*this, !bindings);
   unsigned before = diags_->errorCount();
   if (!bindings) genericClean_[fn] = false;
   Ctx ctx;
