@@ -2,11 +2,14 @@
 // its tasks in increasing global order and every wait is on producers earlier in that order, the
 // earliest unfinished task can always run (its queue predecessors and its producers are all
 // earlier, hence finished), so by induction every task finishes. Race freedom: every conflicting
-// pair of tasks is ordered by a direct wait or by program order on one SM.
+// pair of tasks is ordered by program order on one SM, or by a wait of the later task or of a
+// task before it in its SM's queue on a counter the earlier one produces.
 #include "ir/verify.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
 #include <optional>
 
 namespace mk::ir {
@@ -237,10 +240,26 @@ bool verify(const Megakernel& mk, DiagnosticEngine& diags) {
   for (const auto& q : mk.queues)
     for (size_t k = 0; k < q.size(); ++k)
       if (q[k] >= 0 && q[k] < ntasks && queuePos[q[k]] < 0) queuePos[q[k]] = static_cast<int>(k);
+  // Where in each SM's queue a counter is first waited on: a later task of that queue finds the
+  // count reached too (the earlier task's acquire ordered the producers before both).
+  std::map<std::pair<int, int>, int> firstWait;  // (sm, counter) -> queue position
+  for (int sm = 0; sm < static_cast<int>(mk.queues.size()); ++sm)
+    for (size_t k = 0; k < mk.queues[sm].size(); ++k) {
+      const int id = mk.queues[sm][k];
+      if (id < 0 || id >= ntasks) continue;
+      for (int c : mk.tasks[id].waits) firstWait.emplace(std::pair(sm, c), static_cast<int>(k));
+    }
+  std::vector<std::vector<int>> countersOf(ntasks);  // the counters that list each producer
+  for (int c = 0; c < ncounters; ++c)
+    for (int p : producers[c])
+      if (p >= 0 && p < ntasks) countersOf[p].push_back(c);
   auto ordered = [&](int p, int t) {
-    if (mk.tasks[p].sm == mk.tasks[t].sm && mk.tasks[p].sm >= 0 && queuePos[p] < queuePos[t]) return true;
-    for (int c : mk.tasks[t].waits)
-      if (std::binary_search(producers[c].begin(), producers[c].end(), p)) return true;
+    const Task& tt = mk.tasks[t];
+    if (mk.tasks[p].sm == tt.sm && tt.sm >= 0 && queuePos[p] < queuePos[t]) return true;
+    for (int c : countersOf[p]) {
+      auto it = firstWait.find(std::pair(tt.sm, c));
+      if (it != firstWait.end() && it->second <= queuePos[t]) return true;
+    }
     return false;
   };
   auto isWeight = [&](int tensor) {

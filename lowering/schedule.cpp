@@ -223,7 +223,9 @@ class Scheduler {
   }
 
   // Drops waits on counters whose producers all run earlier on the waiter's own SM (queue order
-  // already orders them), then counters nobody waits on; renumbers the rest and sets signals.
+  // already orders them) and waits that an earlier task of the same SM already did (counters only
+  // grow within a step, so the second wait would find its count reached), then counters nobody
+  // waits on; renumbers the rest and sets signals.
   void pruneWaits() {
     std::vector<int> counterSm(mk_.counters.size(), -1);  // the one SM of all producers, or -1
     for (const Counter& c : mk_.counters) {
@@ -233,10 +235,13 @@ class Scheduler {
       counterSm[c.id] = sm;
     }
     std::vector<int> used(mk_.counters.size(), 0);
-    for (Task& t : mk_.tasks) {
-      std::erase_if(t.waits, [&](int c) { return counterSm[c] == t.sm; });
-      for (int c : t.waits) used[c] = 1;
-    }
+    std::vector<int> waitedOn(mk_.counters.size(), -1);  // the SM whose queue walk waited on it last
+    for (int sm = 0; sm < static_cast<int>(mk_.queues.size()); ++sm)
+      for (int id : mk_.queues[sm]) {
+        Task& t = mk_.tasks[id];
+        std::erase_if(t.waits, [&](int c) { return counterSm[c] == t.sm || waitedOn[c] == sm; });
+        for (int c : t.waits) used[c] = 1, waitedOn[c] = sm;
+      }
     std::vector<int> renumber(mk_.counters.size(), -1);
     std::vector<Counter> kept;
     for (Counter& c : mk_.counters)
