@@ -26,7 +26,7 @@ bool isKnownArch(const std::string& arch);
 //   inputs:  u32[inputs] the step's scalar inputs in declaration order (f32 inputs as their bits)
 //   epoch:   u32, 1 for the first step, +1 per step (counters are never reset)
 //   timeout: u64, nanoseconds a wait may spin before the kernel records an error and exits
-//   trace:   (only when built with Options::trace) u64[traceRecords * 4], see TraceWord
+//   trace:   (only when built with Options::trace) u64[traceRecords * TraceWords], see TraceWord
 struct LaunchInfo {
   std::string entry = "mk_step";
   std::string arch;               // sm_90a, ...
@@ -48,22 +48,36 @@ enum ErrorWord { ErrFlag = 0, ErrSm, ErrTask, ErrCounter, ErrExpected, ErrSeen, 
 // ErrKind values: what the failing wait waited for.
 enum ErrorKind { ErrCounterWait = 1, ErrRingFull = 2, ErrRingEmpty = 3 };
 
-// A traced kernel's record of one queue entry (SM 0's entries first, in queue order), written by
-// the entry's first compute thread on every step: four u64 words, times from the GPU's
+// A traced kernel's record of one queue entry (SM 0's entries first, in queue order), written on
+// every step by the entry's first compute thread (the first four and TraceRingWait) and by the
+// loader warp's first lane (the TraceLoader words): eight u64 words, times from the GPU's
 // nanosecond global timer.
 enum TraceWord {
-  TraceStart = 0,  // the task's record was read, before its waits
-  TraceReady,      // its waits were done (all compute threads past the barrier after them)
-  TraceEnd,        // its body was done and its signals issued
-  TraceWhere,      // (node << 32) | sm
+  TraceStart = 0,    // the task's record was read, before its waits
+  TraceReady,        // its waits were done (all compute threads past the barrier after them)
+  TraceEnd,          // its body was done and its signals issued
+  TraceWhere,        // (node << 32) | sm
+  TraceRingWait,     // nanoseconds the first compute thread waited for the task's weight tiles
+  TraceLoaderFirst,  // when the loader issued the task's first tile copy (0: it streams none)
+  TraceLoaderLast,   // when it issued the last one
+  TraceLoaderWait,   // nanoseconds the loader waited for free ring slots for the task's tiles
   TraceWords
 };
+// What a diagnostic build leaves out: WeightCopies, the loader's copies (the ring's slots are
+// handed over unfilled, so the compute side runs at its own speed); WeightMath, the streamed
+// matvec loops' arithmetic (the compute side only takes and frees slots, so the loader sets the
+// pace). The kernel's results are meaningless; its timing says which side bounds a step.
+enum class Ablation { None, WeightCopies, WeightMath };
+
 struct Options {
   std::string arch = "sm_90a";
   // Test-only fault injection: task `dropSignalOfTask` signals nothing, so its consumers time out.
   std::optional<int> dropSignalOfTask;
-  // Record when each task starts, is ready and ends (TraceWord). Off: no trace code at all.
+  // Record when each task starts, is ready and ends, and how its tiles streamed (TraceWord). Off:
+  // no trace code at all.
   bool trace = false;
+  // Diagnostic only (wrong results, real timing): leave one side of weight streaming out.
+  Ablation ablation = Ablation::None;
 };
 
 struct Artifact {

@@ -50,6 +50,8 @@ struct TaskEnv {
   llvm::Value* ringSlots = nullptr;  // i32
   int64_t slotBytes = 0;
   llvm::Value* seq = nullptr;        // alloca i32: ring uses so far on this side
+  bool ablateCopies = false, ablateMath = false;  // Options::ablation
+  llvm::Value* traceRecord = nullptr;  // traced: ptr addrspace(1) to the entry's TraceWord record
   llvm::Value* error = nullptr;      // ptr addrspace(1) u32[errorWords]
   llvm::Value* sm = nullptr, *epoch = nullptr, *timeout = nullptr, *taskId = nullptr;
   llvm::BasicBlock* exit = nullptr;  // where a failed wait goes (after recording)
@@ -89,10 +91,11 @@ llvm::Type* storageType(Builder& b, DType t);
 llvm::Value* widenStorage(Builder& b, DType t, llvm::Value* raw);
 llvm::Value* loadStorage(Builder& b, DType t, llvm::Value* ptr);
 // A bounded wait: loops until `poll(seen)` (emitted in the loop; it sets `seen` to the value it
-// observed) is true. Past the timeout, or once another block has failed, it records (kind,
+// observed) is true. With `quickPoll`, one poll comes first and the clock is read only when it
+// fails (the poll's code is then emitted twice). Past the timeout, or once another block has failed, it records (kind,
 // counter, expected, seen) in the error buffer (the first failure of the launch wins) and gives
 // up. Returns i1: true when it gave up. The builder continues after the loop.
 llvm::Value* boundedWait(const TaskEnv& env, const std::function<llvm::Value*(llvm::Value*& seen)>& poll, int kind,
-                         llvm::Value* counter, llvm::Value* expected);
+                         llvm::Value* counter, llvm::Value* expected, bool quickPoll = true);
 
 }  // namespace mk::backend

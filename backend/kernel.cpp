@@ -178,13 +178,21 @@ class KernelBuilder {
     }
     ring = ring && streams;
     slotBytes = (slotBytes + 127) / 128 * 128;
-    // The loader warp comes out of the target's block: a block of 17 warps would leave each
-    // thread 96 registers (one of the SM's four register files holds 5 warps) instead of 128.
-    const int blockSize = td.threadsPerBlock;
+    // Where the loader warp comes from (Target::loaderWarpOnTop): on top of the target's
+    // threads, which then all compute (a power of two like the tiles' sizes gives every compute
+    // thread the same share of a tile and a fixed column of it), or out of them.
+    const bool onTop = ring && target_.loaderWarpOnTop();
+    const int blockSize = td.threadsPerBlock + (onTop ? 32 : 0);
     const int T = blockSize - (ring ? 32 : 0);
+    if (blockSize > 1024) {
+      diags_.emit(SourceRange{}, BackendTarget, td.name, "blocks of " + std::to_string(td.threadsPerBlock) +
+                  " compute threads and a loader warp: more than 1024 threads");
+      return std::nullopt;
+    }
 
     // The step's tables: per-SM queues of task records, wait and signal lists, node arguments.
-    std::vector<uint32_t> queueStart{0}, tasks, waits, signals, expected;
+    // A wait is a (counter, count per epoch) pair: the poll needs no further lookup.
+    std::vector<uint32_t> queueStart{0}, tasks, waits, signals;
     for (const auto& q : mk_.queues) {
       for (int id : q) {
         const ir::Task& t = mk_.tasks.at(size_t(id));
@@ -193,9 +201,12 @@ class KernelBuilder {
         tasks.push_back(uint32_t(nodeVariant_.at(size_t(t.node))));
         tasks.push_back(0);
         for (int d = 0; d < kMaxGridRank; ++d) tasks.push_back(d < int(t.index.size()) ? uint32_t(t.index[size_t(d)]) : 0);
-        tasks.push_back(uint32_t(waits.size()));
-        for (int w : t.waits) waits.push_back(uint32_t(w));
-        tasks.push_back(uint32_t(waits.size()));
+        tasks.push_back(uint32_t(waits.size() / 2));
+        for (int w : t.waits) {
+          waits.push_back(uint32_t(w));
+          waits.push_back(uint32_t(mk_.counters.at(size_t(w)).expected()));
+        }
+        tasks.push_back(uint32_t(waits.size() / 2));
         tasks.push_back(uint32_t(signals.size()));
         if (!(opt_.dropSignalOfTask && *opt_.dropSignalOfTask == t.id))
           for (int s : t.signals) signals.push_back(uint32_t(s));
@@ -204,7 +215,6 @@ class KernelBuilder {
       queueStart.push_back(uint32_t(tasks.size() / kTaskWords));
     }
     while (queueStart.size() < size_t(td.sms) + 1) queueStart.push_back(queueStart.back());
-    for (const ir::Counter& k : mk_.counters) expected.push_back(uint32_t(k.expected()));
     size_t maxParams = 1;
     for (const ir::Node& n : mk_.graph.nodes) maxParams = std::max(maxParams, n.tensors.size());
     std::vector<uint64_t> nodeArgs;
@@ -241,7 +251,6 @@ class KernelBuilder {
     auto* gTasks = table(m, "mk_tasks", tasks);
     auto* gWaits = table(m, "mk_waits", waits);
     auto* gSignals = table(m, "mk_signals", signals);
-    auto* gExpected = table(m, "mk_counter_expected", expected);
     auto* gArgs = table(m, "mk_node_args", nodeArgs);
     // Where the ring starts and how many slots it has: known only once every task's tile needs
     // are, so the code reads them from a constant that is filled in at the end (and folded).
@@ -325,6 +334,8 @@ class KernelBuilder {
     env.ringSlots = ringSlots;
     env.slotBytes = slotBytes;
     env.seq = seqSlot;
+    env.ablateCopies = opt_.ablation == Ablation::WeightCopies;
+    env.ablateMath = opt_.ablation == Ablation::WeightMath;
     env.error = argError;
     env.sm = sm;
     env.epoch = argEpoch;
@@ -369,8 +380,10 @@ class KernelBuilder {
       return a;
     };
 
-    // Dispatch: one case per variant, its code emitted once.
-    auto dispatch = [&](V node, V rec, Side side) {
+    // Dispatch: one case per variant, its code emitted once. `ready` (compute side) emits the
+    // task's waits: after the arguments are decoded, so their loads are in flight while thread 0
+    // polls, and nothing but the body is left between the last wait and the first load.
+    auto dispatch = [&](V node, V rec, Side side, const std::function<void()>& ready) {
       V variant = b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(2)));
       auto* join = block("task.end");
       auto* sw = b.CreateSwitch(variant, join, unsigned(variants_.size()));
@@ -383,6 +396,7 @@ class KernelBuilder {
         TaskArgs a = taskArgs(v, node, rec);
         V here = target_.threadIdHere(b);
         env.tid = side == Side::Loader ? b.CreateSub(here, b.getInt32(uint32_t(T))) : here;
+        if (ready) ready();
         int64_t peak = 0;
         env.tilePeak = &peak;
         emitTask(env, v, a, side);
@@ -390,6 +404,11 @@ class KernelBuilder {
         b.CreateBr(join);
       }
       b.SetInsertPoint(join);
+    };
+    // The TraceWord record of queue entry i (traced kernels; else null).
+    auto traceRecordOf = [&](V i) -> V {
+      if (!argTrace) return nullptr;
+      return b.CreateGEP(b.getInt64Ty(), argTrace, b.CreateMul(b.CreateZExt(i, b.getInt64Ty()), b.getInt64(TraceWords)));
     };
 
     try {
@@ -403,42 +422,47 @@ class KernelBuilder {
       V abortPtr = smemAt(b.getInt32(SmemLayout::kAbortFlag));
       loop(qBegin, qEnd, [&](V i) {
         V rec = b.CreateGEP(i32, gTasks, b.CreateMul(i, b.getInt32(kTaskWords)));
+        // The next record is on this SM's path: start bringing it closer while this one runs.
+        target_.prefetchLine(b, b.CreateGEP(i32, rec, b.getInt32(kTaskWords)));
         auto word = [&](int k) { return b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(uint32_t(k)))); };
         env.taskId = word(0);
         V node = word(1);
         V waitBegin = word(8), waitEnd = word(9), sigBegin = word(10), sigEnd = word(11);
         // Traced: thread 0 stamps the entry's TraceWord record (it is the thread that waits and
         // signals, so its stamps bracket exactly those).
+        env.traceRecord = traceRecordOf(i);
         auto stamp = [&](TraceWord w, V value) {
           if (!argTrace) return;
-          V at = b.CreateAdd(b.CreateMul(b.CreateZExt(i, b.getInt64Ty()), b.getInt64(TraceWords)), b.getInt64(w));
-          b.CreateStore(value, b.CreateGEP(b.getInt64Ty(), argTrace, at));
+          b.CreateStore(value, b.CreateGEP(b.getInt64Ty(), env.traceRecord, b.getInt64(w)));
         };
         auto stampNow = [&](TraceWord w) {
           if (argTrace) when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] { stamp(w, target_.globalTimerNs(b)); });
         };
         stampNow(TraceStart);
-        when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
-          loop(waitBegin, waitEnd, [&](V w) {
-            when(b.CreateICmpEQ(b.CreateLoad(i32, abortPtr), b.getInt32(0)), [&] {
-              V counter = u32At(gWaits, w);
-              V want = b.CreateMul(argEpoch, u32At(gExpected, counter));
-              V ctr = b.CreateGEP(i32, argSync, counter);
-              V failed = boundedWait(env, [&](V& seen) {
-                seen = target_.loadAcquire(b, ctr);
-                // Wrap-safe: the counter has reached `want` when their difference is >= 0.
-                return b.CreateICmpSGE(b.CreateSub(seen, want), b.getInt32(0));
-              }, ErrCounterWait, counter, want);
-              when(failed, [&] { b.CreateStore(b.getInt32(1), abortPtr); });
+        auto waits = [&] {
+          when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
+            loop(waitBegin, waitEnd, [&](V w) {
+              when(b.CreateICmpEQ(b.CreateLoad(i32, abortPtr), b.getInt32(0)), [&] {
+                V pair = b.CreateMul(w, b.getInt32(2));
+                V counter = u32At(gWaits, pair);
+                V want = b.CreateMul(argEpoch, u32At(gWaits, b.CreateAdd(pair, b.getInt32(1))));
+                V ctr = b.CreateGEP(i32, argSync, counter);
+                V failed = boundedWait(env, [&](V& seen) {
+                  seen = target_.loadAcquire(b, ctr);
+                  // Wrap-safe: the counter has reached `want` when their difference is >= 0.
+                  return b.CreateICmpSGE(b.CreateSub(seen, want), b.getInt32(0));
+                }, ErrCounterWait, counter, want);
+                when(failed, [&] { b.CreateStore(b.getInt32(1), abortPtr); });
+              });
             });
           });
-        });
-        target_.barrier(b, 1, T);
-        auto* go = block("task.run");
-        b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i32, abortPtr), b.getInt32(0)), exitBlock, go);
-        b.SetInsertPoint(go);
-        stampNow(TraceReady);
-        dispatch(node, rec, Side::Compute);
+          target_.barrier(b, 1, T);
+          auto* go = block("task.run");
+          b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i32, abortPtr), b.getInt32(0)), exitBlock, go);
+          b.SetInsertPoint(go);
+          stampNow(TraceReady);
+        };
+        dispatch(node, rec, Side::Compute, waits);
         // Every thread's stores are done (the barrier orders them before thread 0's release).
         target_.barrier(b, 1, T);
         when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
@@ -459,8 +483,9 @@ class KernelBuilder {
         loop(qBegin, qEnd, [&](V i) {
           V rec = b.CreateGEP(i32, gTasks, b.CreateMul(i, b.getInt32(kTaskWords)));
           env.taskId = b.CreateLoad(i32, rec);
+          env.traceRecord = traceRecordOf(i);
           V node = b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(1)));
-          dispatch(node, rec, Side::Loader);
+          dispatch(node, rec, Side::Loader, nullptr);
         });
         b.CreateBr(exitBlock);
       }

@@ -64,6 +64,9 @@ class Target {
   // mbarriers. `bulkCopy` targets copy whole rows in one instruction from one lane; the others
   // copy 16 bytes per lane and instruction.
   virtual bool bulkCopy() const = 0;
+  // Whether the loader warp is launched beside the block's compute threads (true) or taken from
+  // them (false): a block of 17 warps leaves each thread fewer registers.
+  virtual bool loaderWarpOnTop() const = 0;
   virtual void mbarrierInit(Builder& b, llvm::Value* bar, int count) const = 0;
   virtual void mbarrierInitFence(Builder& b) const = 0;
   virtual void mbarrierArrive(Builder& b, llvm::Value* bar) const = 0;
@@ -76,6 +79,10 @@ class Target {
   // Other targets: copy 16 bytes; then each lane arrives on `bar` once its copies are done.
   virtual void copy16(Builder& b, llvm::Value* dst, llvm::Value* src) const = 0;
   virtual void copyArriveOnComplete(Builder& b, llvm::Value* bar) const = 0;
+
+  // --- Prefetching (hints: a target without them does nothing).
+  // Brings the cache line at global `ptr` towards the SM (for a table read soon).
+  virtual void prefetchLine(Builder&, llvm::Value* /*ptr*/) const {}
 };
 
 // NVPTX: sm_90a, sm_90, sm_80. Null for an unknown architecture.

@@ -316,22 +316,28 @@ V smemPtr(const TaskEnv& env, V byteOffset) {
   return env.b->CreateGEP(env.b->getInt8Ty(), env.smem, byteOffset);
 }
 
-V boundedWait(const TaskEnv& env, const std::function<V(V& seen)>& poll, int kind, V counter, V expected) {
+V boundedWait(const TaskEnv& env, const std::function<V(V& seen)>& poll, int kind, V counter, V expected, bool quickPoll) {
   Builder& b = *env.b;
   llvm::LLVMContext& c = b.getContext();
   auto* i32 = b.getInt32Ty();
-  llvm::BasicBlock* pre = b.GetInsertBlock();
   auto* loop = llvm::BasicBlock::Create(c, "wait", env.fn);
   auto* check = llvm::BasicBlock::Create(c, "wait.check", env.fn);
   auto* fail = llvm::BasicBlock::Create(c, "wait.fail", env.fn);
   auto* record = llvm::BasicBlock::Create(c, "wait.record", env.fn);
   auto* done = llvm::BasicBlock::Create(c, "wait.done", env.fn);
+  // Most waits are over at the first poll: the clock is read only for one that is not.
+  V firstSeen = nullptr;
+  V firstOk = quickPoll ? poll(firstSeen) : b.getFalse();
+  llvm::BasicBlock* quick = b.GetInsertBlock();
+  auto* slow = llvm::BasicBlock::Create(c, "wait.slow", env.fn);
+  b.CreateCondBr(firstOk, done, slow);
+  b.SetInsertPoint(slow);
   V start = env.target->globalTimerNs(b);
   b.CreateBr(loop);
 
   b.SetInsertPoint(loop);
   auto* n = b.CreatePHI(i32, 2, "spins");
-  n->addIncoming(b.getInt32(0), pre);
+  n->addIncoming(b.getInt32(0), slow);
   V seen = nullptr;
   V ok = poll(seen);
   llvm::BasicBlock* polled = b.GetInsertBlock();
@@ -371,7 +377,8 @@ V boundedWait(const TaskEnv& env, const std::function<V(V& seen)>& poll, int kin
   b.CreateBr(done);
 
   b.SetInsertPoint(done);
-  auto* failed = b.CreatePHI(b.getInt1Ty(), 3, "wait.failed");
+  auto* failed = b.CreatePHI(b.getInt1Ty(), 4, "wait.failed");
+  failed->addIncoming(b.getFalse(), quick);
   failed->addIncoming(b.getFalse(), polled);
   failed->addIncoming(b.getTrue(), fail);
   failed->addIncoming(b.getTrue(), record);
@@ -403,6 +410,7 @@ class TileGen {
       llvm::IRBuilder<> eb(&env_.fn->getEntryBlock(), env_.fn->getEntryBlock().begin());
       env_.scalarSlots->push_back(eb.CreateAlloca(b_.getInt32Ty(), nullptr, "local"));
     }
+    if (side_ == Side::Compute) prefetchLoads();
     block(fn_.body);
     *env_.tilePeak = std::max(*env_.tilePeak, peak_);
   }
@@ -639,6 +647,59 @@ class TileGen {
     V off = k(0);
     for (size_t d = 0; d < c.size(); ++d) off = b_.CreateAdd(off, b_.CreateMul(z(c[d]), k(st[d])));
     return off;
+  }
+
+  // Each load whose region is known from the task's indices alone (and that does not stream
+  // through the ring) is brought towards the SM when the task starts, so the statement that
+  // reads it later (a matvec's residual, the combine's partials) finds it close instead of
+  // waiting out a round trip to L2. The waits are done: what it brings is what the task reads.
+  static bool fromIndices(const Expr& e) {
+    if (e.kind != ExprKind::Const && e.kind != ExprKind::TaskIndex && e.kind != ExprKind::Binary &&
+        e.kind != ExprKind::Unary && e.kind != ExprKind::Cast)
+      return false;
+    for (const auto& o : e.operands)
+      if (!o || !fromIndices(*o)) return false;
+    return e.shape.empty();
+  }
+  void prefetchLoads() {
+    std::vector<const Expr*> loads;
+    std::function<void(const Expr*)> expr = [&](const Expr* e) {
+      if (!e) return;
+      for (const auto& o : e->operands) expr(o.get());
+      for (const auto& r : e->region) expr(r.start.get());
+      if (e->kind == ExprKind::Load && !v_.streamed.count(e) && !e->region.empty() &&
+          std::all_of(e->region.begin(), e->region.end(), [](const ir::RegionDim& r) { return r.start && fromIndices(*r.start); }))
+        loads.push_back(e);
+    };
+    std::function<void(const ir::Block&)> walk = [&](const ir::Block& body) {
+      for (const auto& st : body) {
+        expr(st->value.get());
+        expr(st->lo.get());
+        expr(st->hi.get());
+        for (const auto& r : st->region) expr(r.start.get());
+        walk(st->body);
+        walk(st->otherwise);
+      }
+    };
+    walk(fn_.body);
+    constexpr int64_t kLine = 128;
+    for (const Expr* load : loads) {
+      const ir::Tensor& t = tensorOf(load->index);
+      const int64_t last = std::max<int64_t>(load->region.back().length, 1);
+      const int64_t rows = regionElements(load->region) / last;
+      // Every line a row may touch, whatever its alignment: offsets 0, 128, ... and its last byte.
+      const int64_t rowBytes = last * dtypeBytes(t.dtype);
+      const int64_t lines = (rowBytes + kLine - 1) / kLine + 1;
+      if (rows * lines > T()) continue;  // a large region: the statement's own loads are many in flight anyway
+      when(b_.CreateICmpULT(env_.tid, ci(rows * lines)), [&] {
+        V row = b_.CreateUDiv(env_.tid, ci(lines)), line = b_.CreateURem(env_.tid, ci(lines));
+        std::vector<V> c = coordsOf(load->region, starts(load->region), b_.CreateMul(row, ci(last)));
+        V first = at(t.dtype, args_.params[size_t(load->index)], physOffset(t, c));
+        V offset = b_.CreateZExt(b_.CreateMul(line, ci(kLine)), b_.getInt64Ty());
+        offset = b_.CreateSelect(b_.CreateICmpULT(offset, b_.getInt64(uint64_t(rowBytes))), offset, b_.getInt64(uint64_t(rowBytes - 1)));
+        env_.target->prefetchLine(b_, b_.CreateGEP(b_.getInt8Ty(), first, offset));
+      });
+    }
   }
 
   // --- Values -------------------------------------------------------------------------------
@@ -1331,6 +1392,7 @@ class TileGen {
               acc = b_.CreateIntrinsic(llvm::Intrinsic::fma, {f32()}, {w[size_t(e)], xv[size_t(e)], acc});
             b_.CreateStore(acc, sums[p][size_t(j)]);
           };
+          if (env_.ablateMath) continue;
           if (int64_t(j + 1) * T() <= total) body();
           else when(b_.CreateICmpULT(flat, ci(total)), body);
         }
@@ -1454,11 +1516,22 @@ class TileGen {
     top_ = localsEnd_;
   }
 
+  // Traced kernels: word `w` of the entry's record; adds the time since `since` to it and
+  // returns the time now.
+  V traceWord(int w) { return b_.CreateGEP(b_.getInt64Ty(), env_.traceRecord, b_.getInt64(uint64_t(w))); }
+  V traceAdd(int w, V since) {
+    V now = env_.target->globalTimerNs(b_);
+    V at = traceWord(w);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), at), b_.CreateSub(now, since)), at);
+    return now;
+  }
+
   // The compute side's half of the ring: wait until the statement's weight tiles are in their
   // slots (every thread observes the mbarrier phase itself).
   std::vector<V> acquireSlots(const Stmt& s) {
     std::vector<V> slots;
     for (const Expr* load : streamedOf(s, v_.streamed)) {
+      V since = env_.traceRecord ? env_.target->globalTimerNs(b_) : nullptr;
       V seq = b_.CreateLoad(i32(), env_.seq);
       V slot = b_.CreateURem(seq, env_.ringSlots);
       V parity = b_.CreateAnd(b_.CreateUDiv(seq, env_.ringSlots), ci(1));
@@ -1467,8 +1540,9 @@ class TileGen {
         V ok = env_.target->mbarrierTryWait(b_, full, parity);
         seen = b_.CreateZExt(ok, i32());
         return ok;
-      }, ErrRingFull, slot, parity);
+      }, ErrRingFull, slot, parity, /*quickPoll=*/false);  // a second poll here costs sm_80 spills in the matvec loops
       when(failed, [&] { b_.CreateStore(ci(1), smemPtr(env_, ci(SmemLayout::kAbortFlag))); });
+      if (since) when(b_.CreateICmpEQ(env_.tid, ci(0)), [&] { traceAdd(TraceRingWait, since); });
       b_.CreateStore(b_.CreateAdd(seq, ci(1)), env_.seq);
       ring_[load] = smemPtr(env_, b_.CreateAdd(env_.ringBase, b_.CreateMul(slot, ci(env_.slotBytes))));
       slots.push_back(slot);
@@ -1663,6 +1737,23 @@ class TileGen {
     const int64_t rowBytes = whole ? bytes : load.region.back().length * eb;
     const int64_t rows = bytes / rowBytes;
     V lane = env_.tid;  // the loader's lanes count from 0
+    std::vector<V> st = starts(load.region);
+    // The global address of row r: outer coordinates from r, the last dim at its start.
+    auto rowSrc = [&](V r) {
+      if (whole) return at(t.dtype, args_.params[size_t(load.index)], physOffset(t, st));
+      std::vector<V> c(load.region.size());
+      V rest = r;
+      for (size_t d = load.region.size(); d-- > 0;) {
+        if (d + 1 == load.region.size() || load.region[d].length <= 0) {
+          c[d] = st[d];
+          continue;
+        }
+        c[d] = b_.CreateAdd(st[d], b_.CreateURem(rest, ci(load.region[d].length)));
+        rest = b_.CreateUDiv(rest, ci(load.region[d].length));
+      }
+      return at(t.dtype, args_.params[size_t(load.index)], physOffset(t, c));
+    };
+    V since = env_.traceRecord ? env_.target->globalTimerNs(b_) : nullptr;
     V seq = b_.CreateLoad(i32(), env_.seq);
     V slot = b_.CreateURem(seq, env_.ringSlots);
     V use = b_.CreateUDiv(seq, env_.ringSlots);
@@ -1680,24 +1771,20 @@ class TileGen {
       b_.CreateCondBr(failed, env_.exit, go);
       b_.SetInsertPoint(go);
     });
+    if (since) {
+      when(b_.CreateICmpEQ(lane, ci(0)), [&] {
+        V now = traceAdd(TraceLoaderWait, since);
+        V first = traceWord(TraceLoaderFirst);
+        when(b_.CreateICmpEQ(b_.CreateLoad(b_.getInt64Ty(), first), b_.getInt64(0)), [&] { b_.CreateStore(now, first); });
+        b_.CreateStore(now, traceWord(TraceLoaderLast));
+      });
+    }
     V dst = smemPtr(env_, b_.CreateAdd(env_.ringBase, b_.CreateMul(slot, ci(env_.slotBytes))));
-    std::vector<V> st = starts(load.region);
-    // The global address of row r: outer coordinates from r, the last dim at its start.
-    auto rowSrc = [&](V r) {
-      if (whole) return at(t.dtype, args_.params[size_t(load.index)], physOffset(t, st));
-      std::vector<V> c(load.region.size());
-      V rest = r;
-      for (size_t d = load.region.size(); d-- > 0;) {
-        if (d + 1 == load.region.size() || load.region[d].length <= 0) {
-          c[d] = st[d];
-          continue;
-        }
-        c[d] = b_.CreateAdd(st[d], b_.CreateURem(rest, ci(load.region[d].length)));
-        rest = b_.CreateUDiv(rest, ci(load.region[d].length));
-      }
-      return at(t.dtype, args_.params[size_t(load.index)], physOffset(t, c));
-    };
-    if (env_.target->bulkCopy()) {
+    if (env_.ablateCopies) {
+      // The slot is handed over as it is (the phase completes without data).
+      if (env_.target->bulkCopy()) when(b_.CreateICmpEQ(lane, ci(0)), [&] { env_.target->mbarrierArrive(b_, full); });
+      else env_.target->mbarrierArrive(b_, full);
+    } else if (env_.target->bulkCopy()) {
       when(b_.CreateICmpEQ(lane, ci(0)), [&] { env_.target->mbarrierArriveExpectTx(b_, full, ci(bytes)); });
       loop(lane, ci(rows), ci(32), [&](V r) {
         V d = b_.CreateGEP(b_.getInt8Ty(), dst, b_.CreateMul(r, ci(rowBytes)));

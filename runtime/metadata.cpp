@@ -192,12 +192,13 @@ KernelMetadata parseMetadata(std::string_view text, const std::string& path) {
   if (trace) {
     rd.object(*trace, key("trace"));
     TraceInfo t;
-    // The runtime allocates records * 32 bytes: the bound keeps that addressable.
-    t.records = rd.integer(rd.need(*trace, "records", "\"trace\": "), "\"trace\".records", 0, kMax / 64);
+    // The runtime allocates records * TraceWords * 8 bytes: the bound keeps that addressable.
+    t.records = rd.integer(rd.need(*trace, "records", "\"trace\": "), "\"trace\".records", 0, kMax / (TraceWords * 16));
     const int64_t words = rd.integer(rd.need(*trace, "record_words", "\"trace\": "), "\"trace\".record_words", 0, kMax);
     if (words != TraceWords)
       rd.fail("\"trace\".record_words is " + std::to_string(words) + "; this runtime reads records of " +
-              std::to_string(TraceWords) + " u64 words (start, ready, end, node << 32 | sm)");
+              std::to_string(TraceWords) + " u64 words (start, ready, end, node << 32 | sm, ring wait, loader first, "
+              "loader last, loader wait): rebuild the kernel with a matching mkdsl");
     const JsonValue& nodes = rd.array(rd.need(*trace, "nodes", "\"trace\": "), "\"trace\".nodes");
     for (size_t i = 0; i < nodes.items.size(); ++i) {
       const std::string where = "\"trace\".nodes[" + std::to_string(i) + "]";

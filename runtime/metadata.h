@@ -70,9 +70,15 @@ extern const char* const kTraceParam;
 enum ErrorWord { ErrFlag = 0, ErrSm, ErrTask, ErrCounter, ErrExpected, ErrSeen, ErrKind, ErrEpoch, ErrWords };
 enum ErrorKind { ErrCounterWait = 1, ErrRingFull = 2, ErrRingEmpty = 3 };
 
-// A traced kernel's record of one queue entry (backend.h TraceWord): four u64 words, the times
-// from the GPU's nanosecond global timer.
-enum TraceWord { TraceStart = 0, TraceReady, TraceEnd, TraceWhere /* (node << 32) | sm */, TraceWords };
+// A traced kernel's record of one queue entry (backend.h TraceWord): eight u64 words, the times
+// from the GPU's nanosecond global timer: start (before its waits), ready (waits done), end (body
+// done, signals issued), (node << 32) | sm, the nanoseconds its compute threads waited for weight
+// tiles, when the loader warp issued its first and its last tile copy (0: none), and the
+// nanoseconds the loader waited for free ring slots for them.
+enum TraceWord {
+  TraceStart = 0, TraceReady, TraceEnd, TraceWhere, TraceRingWait, TraceLoaderFirst, TraceLoaderLast, TraceLoaderWait,
+  TraceWords
+};
 
 // What a traced kernel's records point at ("trace" in the metadata): a node of the op graph, its
 // op, how many tasks it has and the bytes the compiler estimates they move (summed over them).
@@ -121,8 +127,8 @@ struct KernelMetadata {
 // placement inside its arena, weights in the weights arena with string sources, unique names),
 // inputs and outputs naming existing tensors; the optional "config_values" (numbers and booleans),
 // tensors' "declared_at" (a string) and inputs' "bound" (an integer >= 0, or null); the optional
-// "trace" (records >= 0, record_words 4, nodes with name, op, tasks and bytes), present exactly
-// when "params" ends with "trace". Unknown keys are ignored (newer compilers may add some).
+// "trace" (records >= 0, record_words TraceWords, nodes with name, op, tasks and bytes), present
+// exactly when "params" ends with "trace". Unknown keys are ignored (newer compilers may add some).
 // Throws MetadataError("PATH: ...").
 KernelMetadata parseMetadata(std::string_view text, const std::string& path);
 // Reads the file first ("PATH: cannot open ...").

@@ -102,7 +102,7 @@ struct mkrt_model {
   CUfunction fn = nullptr;
   CUdeviceptr arena[3] = {0, 0, 0};
   CUdeviceptr sync = 0, error = 0, inputs = 0;
-  CUdeviceptr trace = 0;  // u64[records * 4] of a traced kernel, else 0
+  CUdeviceptr trace = 0;  // u64[records * TraceWords] of a traced kernel, else 0
   bool traceWritten = false;  // a launch has written the records since open / reset
   CUevent start = nullptr, stop = nullptr;
   std::string device;

@@ -136,12 +136,15 @@ const char* mkrt_tensor_declared_at(const mkrt_model* model, const char* tensor)
 mkrt_status mkrt_set_timeout_ns(mkrt_model* model, uint64_t ns);
 
 /* Tracing. A kernel built with `mkdsl build --trace` takes a 9th parameter, `trace`: on every step
- * each queue entry (a record, SM 0's entries first) gets MKRT_TRACE_RECORD_WORDS u64 words from
- * the GPU's nanosecond global timer: [0] start (before its waits), [1] ready (waits done), [2] end
- * (body done, signals issued), [3] (node << 32) | sm. The runtime allocates the records and zeroes
- * them before each step (a record still all zero was not reached). runtime/trace.h turns them into
- * a Chrome trace and a summary. */
-#define MKRT_TRACE_RECORD_WORDS 4
+ * each queue entry (a record, SM 0's entries first) gets MKRT_TRACE_RECORD_WORDS u64 words, times
+ * from the GPU's nanosecond global timer: [0] start (before its waits), [1] ready (waits done),
+ * [2] end (body done, signals issued), [3] (node << 32) | sm, [4] nanoseconds the compute threads
+ * waited for the task's weight tiles in the ring, [5] and [6] when the loader warp issued the
+ * task's first and last tile copy (0 for a task that streams no weights), [7] nanoseconds the
+ * loader waited for free ring slots for them. The runtime allocates the records and zeroes them
+ * before each step (a record still all zero was not reached). runtime/trace.h turns them into a
+ * Chrome trace and a summary. */
+#define MKRT_TRACE_RECORD_WORDS 8
 
 /* A node of the op graph, as the records' node ids name it: "qkv_rope_append#1", its op
  * "qkv_rope_append", its task count and the bytes the compiler estimates its tasks move. */

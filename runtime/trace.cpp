@@ -18,6 +18,8 @@ struct Record {
   enum Kind { Written, NotWritten, Malformed } kind = Malformed;
   uint64_t start = 0, ready = 0, end = 0;
   uint32_t node = 0, sm = 0;
+  uint64_t ringWait = 0, loaderFirst = 0, loaderLast = 0, loaderWait = 0;
+  bool streamed() const { return loaderFirst != 0; }
 };
 
 Record record(const TraceInfo& info, std::span<const uint64_t> words, size_t index) {
@@ -26,10 +28,15 @@ Record record(const TraceInfo& info, std::span<const uint64_t> words, size_t ind
   const uint64_t* w = words.data() + index * TraceWords;
   r.start = w[TraceStart], r.ready = w[TraceReady], r.end = w[TraceEnd];
   r.node = uint32_t(w[TraceWhere] >> 32), r.sm = uint32_t(w[TraceWhere]);
-  if (r.start == 0 && r.ready == 0 && r.end == 0 && w[TraceWhere] == 0) r.kind = Record::NotWritten;
+  r.ringWait = w[TraceRingWait], r.loaderWait = w[TraceLoaderWait];
+  r.loaderFirst = w[TraceLoaderFirst], r.loaderLast = w[TraceLoaderLast];
+  if (std::all_of(w, w + TraceWords, [](uint64_t x) { return x == 0; })) r.kind = Record::NotWritten;
   // A zero time is a stamp that never came (the step stopped between them): the global timer
-  // does not read 0 on a running GPU.
-  else if (r.start == 0 || r.ready < r.start || r.end < r.ready || r.node >= info.nodes.size()) r.kind = Record::Malformed;
+  // does not read 0 on a running GPU. The loader stamps come from another warp: the first
+  // without the last (or after it) is a partial record too.
+  else if (r.start == 0 || r.ready < r.start || r.end < r.ready || r.node >= info.nodes.size() ||
+           (r.loaderFirst == 0) != (r.loaderLast == 0) || r.loaderLast < r.loaderFirst)
+    r.kind = Record::Malformed;
   else r.kind = Record::Written;
   return r;
 }
@@ -86,6 +93,12 @@ TraceSummary summarizeTrace(const TraceInfo& info, std::span<const uint64_t> wor
     ++op.tasks;
     op.busyNs += r.end - r.ready;
     op.waitNs += r.ready - r.start;
+    op.ringWaitNs += r.ringWait;
+    if (r.streamed()) {
+      ++op.streamedTasks;
+      op.loaderWaitNs += r.loaderWait;
+      op.leadNs += int64_t(r.ready) - int64_t(r.loaderFirst);
+    }
     TraceSmSummary& sm = bySm[r.sm];
     sm.sm = r.sm;
     ++sm.tasks;
@@ -129,14 +142,18 @@ std::vector<std::string> traceReport(const TraceSummary& s) {
     size_t width = 2;
     for (const TraceOpSummary& op : s.ops) width = std::max(width, op.op.size());
     char buf[512];
-    std::snprintf(buf, sizeof buf, "%-*s %7s %11s %11s %13s %7s", int(width), "op", "tasks", "busy us", "wait us",
-                  "busy/task us", "share");
+    std::snprintf(buf, sizeof buf, "%-*s %7s %11s %11s %13s %7s %12s %14s %13s", int(width), "op", "tasks", "busy us",
+                  "wait us", "busy/task us", "share", "ring wait us", "loader wait us", "lead/task us");
     lines.push_back(buf);
     for (const TraceOpSummary& op : s.ops) {
-      std::snprintf(buf, sizeof buf, "%-*s %7lld %11s %11s %13.3f %6.1f%%", int(width), op.op.c_str(), (long long)op.tasks,
-                    micros(op.busyNs).c_str(), micros(op.waitNs).c_str(), op.meanBusyNs() / 1000.0, op.share * 100.0);
+      std::snprintf(buf, sizeof buf, "%-*s %7lld %11s %11s %13.3f %6.1f%% %12s %14s %13s", int(width), op.op.c_str(),
+                    (long long)op.tasks, micros(op.busyNs).c_str(), micros(op.waitNs).c_str(), op.meanBusyNs() / 1000.0,
+                    op.share * 100.0, micros(op.ringWaitNs).c_str(), op.streamedTasks ? micros(op.loaderWaitNs).c_str() : "-",
+                    op.streamedTasks ? fmt("%.3f", op.meanLeadNs() / 1000.0).c_str() : "-");
       lines.push_back(buf);
     }
+    lines.push_back("(ring wait: the compute threads waited for weight tiles; loader wait: the loader waited for "
+                    "free ring slots; lead: how long before the task was ready its first tile copy was issued)");
     lines.push_back("slowest SMs (by their last task's end):");
     for (const TraceSmSummary& sm : s.slowestSms)
       lines.push_back("  SM " + std::to_string(sm.sm) + ": last end " + micros(sm.lastEndNs) + " us, " +
@@ -163,34 +180,58 @@ std::string traceEventsJson(const TraceInfo& info, std::span<const uint64_t> wor
   };
   event("{\"ph\": \"M\", \"pid\": 0, \"name\": \"process_name\", \"args\": {\"name\": \"mk_step, step " +
         std::to_string(step) + "\"}}");
-  // One track per SM that ran something, in SM order.
-  std::vector<uint32_t> sms;
-  for (size_t i = 0; i < s.records; ++i)
-    if (Record r = record(info, words, i); r.kind == Record::Written) sms.push_back(r.sm);
-  std::sort(sms.begin(), sms.end());
-  sms.erase(std::unique(sms.begin(), sms.end()), sms.end());
-  for (uint32_t sm : sms) {
-    const std::string tid = std::to_string(sm);
-    event("{\"ph\": \"M\", \"pid\": 0, \"tid\": " + tid + ", \"name\": \"thread_name\", \"args\": {\"name\": \"SM " + tid + "\"}}");
-    event("{\"ph\": \"M\", \"pid\": 0, \"tid\": " + tid + ", \"name\": \"thread_sort_index\", \"args\": {\"sort_index\": " +
-          tid + "}}");
+  // One track per SM that ran something, in SM order, and one per SM whose loader warp streamed
+  // tiles for a task (pid 1). Loader stamps can precede every task's start (the loader runs
+  // ahead): times count from the earlier of the two.
+  std::vector<uint32_t> sms, loaderSms;
+  uint64_t origin = s.startNs;
+  for (size_t i = 0; i < s.records; ++i) {
+    const Record r = record(info, words, i);
+    if (r.kind != Record::Written) continue;
+    sms.push_back(r.sm);
+    if (r.streamed()) {
+      loaderSms.push_back(r.sm);
+      origin = std::min(origin, r.loaderFirst);
+    }
+  }
+  auto tracks = [&](int pid, std::vector<uint32_t>& ids) {
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    const std::string where = "{\"ph\": \"M\", \"pid\": " + std::to_string(pid) + ", \"tid\": ";
+    for (uint32_t sm : ids) {
+      const std::string tid = std::to_string(sm);
+      event(where + tid + ", \"name\": \"thread_name\", \"args\": {\"name\": \"SM " + tid + "\"}}");
+      event(where + tid + ", \"name\": \"thread_sort_index\", \"args\": {\"sort_index\": " + tid + "}}");
+    }
+  };
+  tracks(0, sms);
+  if (!loaderSms.empty()) {
+    event("{\"ph\": \"M\", \"pid\": 1, \"name\": \"process_name\", \"args\": {\"name\": \"loader warps (first to last "
+          "tile copy issued)\"}}");
+    tracks(1, loaderSms);
   }
   for (size_t i = 0; i < s.records; ++i) {
     const Record r = record(info, words, i);
     if (r.kind != Record::Written) continue;
     const TraceNode& node = info.nodes[r.node];
     const std::string where = "\"pid\": 0, \"tid\": " + std::to_string(r.sm);
+    if (r.streamed())
+      event("{\"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(r.sm) + ", \"name\": " + jsonQuoted(node.name) +
+            ", \"cat\": \"loader\", \"ts\": " + micros(r.loaderFirst - origin) + ", \"dur\": " +
+            micros(r.loaderLast - r.loaderFirst) + ", \"args\": {\"record\": " + std::to_string(i) +
+            ", \"loader_wait_ns\": " + std::to_string(r.loaderWait) + "}}");
     const std::string index = std::to_string(i), nodeId = std::to_string(r.node);
     if (r.ready > r.start)
-      event("{\"ph\": \"X\", " + where + ", \"name\": \"wait\", \"cat\": \"wait\", \"ts\": " + micros(r.start - s.startNs) +
+      event("{\"ph\": \"X\", " + where + ", \"name\": \"wait\", \"cat\": \"wait\", \"ts\": " + micros(r.start - origin) +
             ", \"dur\": " + micros(r.ready - r.start) + ", \"args\": {\"node\": " + nodeId + ", \"record\": " + index + "}}");
     event("{\"ph\": \"X\", " + where + ", \"name\": " + jsonQuoted(node.name) + ", \"cat\": " + jsonQuoted(node.op) +
-          ", \"ts\": " + micros(r.ready - s.startNs) + ", \"dur\": " + micros(r.end - r.ready) + ", \"args\": {\"node\": " +
+          ", \"ts\": " + micros(r.ready - origin) + ", \"dur\": " + micros(r.end - r.ready) + ", \"args\": {\"node\": " +
           nodeId + ", \"op\": " + jsonQuoted(node.op) + ", \"sm\": " + std::to_string(r.sm) + ", \"record\": " + index +
-          ", \"wait_ns\": " + std::to_string(r.ready - r.start) + ", \"est_bytes\": " + std::to_string(taskBytes(node)) + "}}");
+          ", \"wait_ns\": " + std::to_string(r.ready - r.start) + ", \"ring_wait_ns\": " + std::to_string(r.ringWait) +
+          ", \"est_bytes\": " + std::to_string(taskBytes(node)) + "}}");
   }
   out += "\n],\n\"displayTimeUnit\": \"ns\",\n\"otherData\": {\"step\": " + std::to_string(step) +
-         ", \"start_ns\": " + std::to_string(s.startNs) + ", \"records\": " + std::to_string(s.records) +
+         ", \"start_ns\": " + std::to_string(origin) + ", \"records\": " + std::to_string(s.records) +
          ", \"not_written\": " + std::to_string(s.notWritten) + ", \"malformed\": " + std::to_string(s.malformed) + "}}\n";
   return out;
 }

@@ -40,10 +40,12 @@ class NvptxTarget final : public Target {
     add("kernel", 1);
     add("maxntidx", threads);
     add("minctasm", 1);
-    // One block per SM may use the whole register file: 64K registers over the block's warps,
-    // in units of 8 per thread. Without this ptxas budgets for a rounded-up block (96 registers
-    // for 544 threads instead of 120) and spills.
-    add("maxnreg", std::min(255, 65536 / (((threads + 31) / 32) * 32) / 8 * 8));
+    // One block per SM may use the whole register file, in units of 8 per thread: 64K registers
+    // in four 16K banks, one per scheduler, whose warps are dealt round-robin, so the bank with
+    // the most warps sets the limit (128 for 16 warps, 96 for 17). Without this ptxas budgets
+    // for a rounded-up block and spills.
+    const int warps = (threads + 31) / 32;
+    add("maxnreg", std::min(255, 16384 / (((warps + 3) / 4) * 32) / 8 * 8));
   }
 
   Value* threadId(Builder& b) const override {
@@ -119,6 +121,9 @@ class NvptxTarget final : public Target {
   }
 
   bool bulkCopy() const override { return hopper(); }
+  // 17 warps leave 96 registers a thread: enough for the Hopper kernels (88 for Llama-3.2-1B),
+  // not for sm_80's, which spill there; sm_80 keeps 16 warps, one of them the loader.
+  bool loaderWarpOnTop() const override { return hopper(); }
   void mbarrierInit(Builder& b, Value* bar, int count) const override {
     asmCall(b, b.getVoidTy(), {addr(b, bar)}, "mbarrier.init.shared.b64 [$0], " + std::to_string(count) + ";",
             "l,~{memory}", true);
@@ -151,6 +156,11 @@ class NvptxTarget final : public Target {
   }
   void copyArriveOnComplete(Builder& b, Value* bar) const override {
     asmCall(b, b.getVoidTy(), {addr(b, bar)}, "cp.async.mbarrier.arrive.noinc.shared.b64 [$0];", "l,~{memory}", true);
+  }
+
+  void prefetchLine(Builder& b, Value* ptr) const override {
+    // No memory clobber: a hint orders nothing.
+    asmCall(b, b.getVoidTy(), {addr(b, ptr)}, "prefetch.global.L1 [$0];", "l", true);
   }
 
  private:

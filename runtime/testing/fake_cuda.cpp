@@ -16,9 +16,11 @@
 //                                                           with CUDA_ERROR_ILLEGAL_ADDRESS
 //   // FAKE trace_nodes N                                 trace records name nodes 0 .. N-1 in turn
 // An entry that declares 9 or more parameters is traced (`mkdsl build --trace`): its 9th is the
-// trace buffer, and every launch fills each of its 32-byte records i with start = epoch * 1e6 +
-// 100 i, ready = start + 10 (i mod 3), end = ready + 40, node = i mod N (default N 1), sm =
-// i mod grid.
+// trace buffer, and every launch fills each of its 64-byte records i (runtime/metadata.h
+// TraceWord) with start = epoch * 1e6 + 100 i, ready = start + 10 (i mod 3), end = ready + 40,
+// node = i mod N (default N 1), sm = i mod grid; an odd record streamed weights, with ring wait
+// 5 + (i mod 3), loader first = start - 150 (the loader runs ahead, record 1's before record 0's
+// start), loader last = ready + 20 and loader wait 7; an even one has those four words 0.
 // A module whose text contains FAKE_REJECT fails to load with CUDA_ERROR_INVALID_PTX and a log.
 // Environment: FAKE_CUDA_NO_DEVICE=1 (cuInit fails), FAKE_CUDA_CC=80 (compute capability;
 // default 90), FAKE_CUDA_BLOCKS_PER_SM=N (occupancy; default 1), FAKE_CUDA_SMS=N (default 132).
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "runtime/cuda_driver.h"
+#include "runtime/metadata.h"
 #include "runtime/testing/fake_cuda.h"
 
 using namespace mk::runtime::cu;
@@ -292,12 +295,19 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     auto it = allocations.find(uintptr_t(lastTrace));
     if (it == allocations.end()) return ++badAccesses, CUDA_ERROR_ILLEGAL_ADDRESS;
     auto* words = reinterpret_cast<uint64_t*>(it->first);
-    for (uint64_t i = 0; i < it->second / 32; ++i) {
+    using namespace mk::runtime;
+    for (uint64_t i = 0; i < it->second / (8 * TraceWords); ++i) {
       const uint64_t start = uint64_t(lastEpoch) * 1000000 + 100 * i, ready = start + 10 * (i % 3);
-      words[4 * i] = start;
-      words[4 * i + 1] = ready;
-      words[4 * i + 2] = ready + 40;
-      words[4 * i + 3] = (i % traceNodes) << 32 | (i % gx);
+      const bool streamed = i % 2 == 1;
+      uint64_t* w = words + TraceWords * i;
+      w[TraceStart] = start;
+      w[TraceReady] = ready;
+      w[TraceEnd] = ready + 40;
+      w[TraceWhere] = (i % traceNodes) << 32 | (i % gx);
+      w[TraceRingWait] = streamed ? 5 + i % 3 : 0;
+      w[TraceLoaderFirst] = streamed ? start - 150 : 0;
+      w[TraceLoaderLast] = streamed ? ready + 20 : 0;
+      w[TraceLoaderWait] = streamed ? 7 : 0;
     }
   }
   return CUDA_SUCCESS;

@@ -50,14 +50,13 @@ step decode(pm: f32[splits, heads], pl: f32[splits, heads], pacc: f32[splits, he
 // PTX-DAG: mov.u32 [[SM:%r[0-9]+]], %ctaid.x;
 // PTX-DAG: ld.param.u32 [[EPOCH:%r[0-9]+]], [mk_step_param_6];
 // PTX-DAG: ld.param.u64 [[ERR:%rd[0-9]+]], [mk_step_param_4];
-// PTX-DAG: ld.acquire.gpu.global.u32 [[SEEN:%r[0-9]+]], [{{%rd[0-9]+}}];
 // PTX-DAG: ld.relaxed.gpu.global.u32 {{%r[0-9]+}}, [[[ERR]]];
 // PTX-DAG: atom.relaxed.gpu.global.cas.b32 {{%r[0-9]+}}, [[[ERR]]], {{%r[0-9]+}}, [[ONE:%r[0-9]+]];
 // PTX-DAG: st.volatile.global.u32 [[[ERR]]+4], [[SM]];
 // PTX-DAG: st.volatile.global.u32 [[[ERR]]+8], {{%r[0-9]+}};
 // PTX-DAG: st.volatile.global.u32 [[[ERR]]+12], {{%r[0-9]+}};
 // PTX-DAG: st.volatile.global.u32 [[[ERR]]+16], {{%r[0-9]+}};
-// PTX-DAG: st.volatile.global.u32 [[[ERR]]+20], [[SEEN]];
+// PTX-DAG: st.volatile.global.u32 [[[ERR]]+20], {{%r[0-9]+}};
 // PTX-DAG: st.volatile.global.u32 [[[ERR]]+24], {{%r[0-9]+}};
 // PTX-DAG: st.volatile.global.u32 [[[ERR]]+28], [[EPOCH]];
 // PTX-DAG: st.shared.u32 [mk_smem], [[ONE]];
@@ -88,12 +87,16 @@ step decode(pm: f32[splits, heads], pl: f32[splits, heads], pacc: f32[splits, he
 // LLVM-DAG: %[[W5:[0-9]+]] = getelementptr i8, ptr addrspace(1) %error, i64 20
 // LLVM-DAG: %[[W6:[0-9]+]] = getelementptr i8, ptr addrspace(1) %error, i64 24
 // LLVM-DAG: %[[W7:[0-9]+]] = getelementptr i8, ptr addrspace(1) %error, i64 28
-// LLVM: %[[START:[0-9]+]] = tail call i64 asm sideeffect "mov.u64 $0, %globaltimer;"
+// The first poll reads no clock (a wait that is already over costs one load); the spin starts
+// the clock, polls again, and every 64 polls reads the error word and checks the clock.
+// LLVM: tail call i32 asm sideeffect "ld.acquire.gpu.global.u32 $0, [$1];"
+// LLVM-NOT: globaltimer
+// LLVM: wait:
 // LLVM: tail call i32 asm sideeffect "ld.acquire.gpu.global.u32 $0, [$1];"
 // LLVM: wait.check:
 // LLVM-NEXT: tail call i32 asm sideeffect "ld.relaxed.gpu.global.u32 $0, [$1];", "=r,l,~{memory}"(i64 %[[ERRI]])
 // LLVM: %[[NOW:[0-9]+]] = tail call i64 asm sideeffect "mov.u64 $0, %globaltimer;"
-// LLVM-NEXT: %[[SPENT:[0-9]+]] = sub i64 %[[NOW]], %[[START]]
+// LLVM-NEXT: %[[SPENT:[0-9]+]] = sub i64 %[[NOW]], %[[START:[0-9]+]]
 // LLVM-NEXT: icmp ugt i64 %[[SPENT]], %timeout
 // LLVM: wait.fail:
 // LLVM-NEXT: %[[OLD:[0-9]+]] = tail call i32 asm sideeffect "atom.relaxed.gpu.global.cas.b32 $0, [$1], $2, $3;", "=r,l,r,r,~{memory}"(i64 %[[ERRI]], i32 0, i32 1)
@@ -102,9 +105,11 @@ step decode(pm: f32[splits, heads], pl: f32[splits, heads], pacc: f32[splits, he
 // LLVM: wait.record:
 // LLVM-NEXT: store volatile i32 %[[SM]], ptr addrspace(1) %[[W1]]
 // LLVM-NEXT: store volatile i32 %{{[0-9]+}}, ptr addrspace(1) %[[W2]]
-// LLVM-NEXT: store volatile i32 0, ptr addrspace(1) %[[W3]]
+// LLVM-NEXT: store volatile i32 %{{[0-9]+}}, ptr addrspace(1) %[[W3]]
 // LLVM-NEXT: store volatile i32 %{{[0-9]+}}, ptr addrspace(1) %[[W4]]
 // LLVM-NEXT: store volatile i32 %{{[0-9]+}}, ptr addrspace(1) %[[W5]]
 // LLVM-NEXT: store volatile i32 1, ptr addrspace(1) %[[W6]]
 // LLVM-NEXT: store volatile i32 %epoch, ptr addrspace(1) %[[W7]]
+// LLVM: wait.slow:
+// LLVM-NEXT: %[[START]] = tail call i64 asm sideeffect "mov.u64 $0, %globaltimer;"
 // LLVM: store i32 1, ptr addrspace(3) @mk_smem

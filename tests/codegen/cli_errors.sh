@@ -91,6 +91,10 @@ expect_error "--gpu mi300x with --emit=ptx (gfx942 needs AMDGPU)" "gfx942|AMDGPU
   "${common[@]}" --emit=ptx --gpu mi300x -o "$tmp/mi.ptx"
 expect_error "--target without a value" "target" "" -- "${common[@]}" --emit=ptx --target
 expect_error "--emit=bogus" "emit" "" -- "${common[@]}" --emit=bogus
+expect_error "--diagnostic-ablate with an unknown part" "weight-copies or weight-math" "" -- \
+  "${common[@]}" --emit=ptx --diagnostic-ablate bogus
+expect_error "--diagnostic-ablate with --emit=schedule" "diagnostic-ablate goes with" "" -- \
+  "${common[@]}" --emit=schedule --diagnostic-ablate weight-math
 
 # A failed build does not touch an output file that already exists.
 printf 'keep me\n' >"$tmp/existing.ptx"

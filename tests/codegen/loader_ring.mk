@@ -1,7 +1,8 @@
-// The loader ring (issue 4, golden b). A loader warp (threads 480..511, the last warp of the
-// target's 512-thread block; the first 480 are the compute threads) streams each task's weight tiles into a ring of shared-memory slots; slot i has a
-// "full" mbarrier (the tile has landed) and an "empty" one (the compute threads are done with it:
-// it counts one arrival per compute warp, 15).
+// The loader ring (issue 4, golden b). A loader warp streams each task's weight tiles into a ring
+// of shared-memory slots: on sm_90* it comes on top of the target's 512 threads, which all
+// compute (threads 512..543 of a 544-thread block); on sm_80 it is the last warp of the 512
+// (threads 480..511). Slot i has a "full" mbarrier (the tile has landed) and an "empty" one (the
+// compute threads are done with it: it counts one arrival per compute warp, 16 or 15).
 //   sm_90a, sm_90: the full barrier counts 1 arrival: the loader's `mbarrier.arrive.expect_tx`
 //                  of the tile's bytes (16 rows x 128 columns x 2 = 4096), and the tile (one
 //                  contiguous block of the weight's tiled(16, 128) layout) arrives as one
@@ -28,7 +29,14 @@
 // RUN: %mkdsl build %s --emit=llvm --target sm_80 --stdlib %stdlib | %FileCheck %s --check-prefixes=LLVM,LLVM80
 // RUN: %mkdsl build %s --emit=llvm --target sm_90a --stdlib %stdlib | %FileCheck %s --check-prefix=KIND
 // RUN: %mkdsl build %s --emit=llvm --target sm_80 --stdlib %stdlib | %FileCheck %s --check-prefix=KIND
-// The launch: one loader warp out of the target's block, and the ring in dynamic shared memory.
+// Diagnostic builds (--diagnostic-ablate): weight-copies keeps the ring's handshake but copies
+// nothing (lane 0 completes the full barrier's phase with a plain arrive); weight-math keeps the
+// copies and drops the matvec loop's arithmetic.
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib --diagnostic-ablate weight-copies | \
+// RUN:   %FileCheck %s --check-prefix=NOCOPY
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib --diagnostic-ablate weight-math | \
+// RUN:   %FileCheck %s --check-prefix=NOMATH
+// The launch: the loader warp on top of the target's block, and the ring in dynamic shared memory.
 // RUN: %mkdsl build %s --emit=ptx --stdlib %stdlib --metadata %t.meta.json -o %t.ptx && \
 // RUN:   %FileCheck %s --check-prefix=META < %t.meta.json
 import std.linear;
@@ -57,14 +65,17 @@ step decode(token: i32) -> (y: bf16[hidden]) {
 // SM90: .target sm_90{{a?}}
 // SM80: .target sm_80
 // PTX-LABEL: .visible .entry mk_step(
-// PTX: .maxntid 512, 1, 1
-// The barriers are initialised by thread 0 before barrier 0 (all 512 threads) releases anyone.
+// SM90: .maxntid 544, 1, 1
+// SM80: .maxntid 512, 1, 1
+// The barriers are initialised by thread 0 before barrier 0 (the whole block) releases anyone;
+// the empty barriers count the compute warps (16 on sm_90*, 15 on sm_80).
 // SM90: mbarrier.init.shared.b64 [{{%rd[0-9]+}}], 1;
-// SM90: mbarrier.init.shared.b64 [{{%rd[0-9]+}}], 15;
+// SM90: mbarrier.init.shared.b64 [{{%rd[0-9]+}}], 16;
 // SM80: mbarrier.init.shared.b64 [{{%rd[0-9]+}}], 32;
 // SM80: mbarrier.init.shared.b64 [{{%rd[0-9]+}}], 15;
 // SM90: fence.mbarrier_init.release.cluster;
-// PTX: bar.sync 0, 512;
+// SM90: bar.sync 0, 544;
+// SM80: bar.sync 0, 512;
 // The compute side waits for a full slot and, when its warp is done with it (matvec's K loop
 // keeps its sums in registers: no block barrier per chunk), arrives on its empty barrier.
 // SM90: mbarrier.try_wait.parity.shared.b64
@@ -96,9 +107,16 @@ step decode(token: i32) -> (y: bf16[hidden]) {
 // KIND-DAG: store volatile i32 3, ptr addrspace(1) %{{[0-9]+}}
 
 // META: "grid": 132,
-// META-NEXT: "block": 512,
-// META-NEXT: "compute_threads": 480,
+// META-NEXT: "block": 544,
+// META-NEXT: "compute_threads": 512,
 // META-NEXT: "loader_warp": true,
 // META-NEXT: "ring_slots": {{[1-9][0-9]*}},
 // META-NEXT: "ring_slot_bytes": {{[1-9][0-9]*}},
 // META-NEXT: "dynamic_smem_bytes": {{[1-9][0-9]*}},
+
+// NOCOPY: mbarrier.try_wait.parity.shared.b64
+// NOCOPY: mbarrier.arrive.shared.b64
+// NOCOPY-NOT: cp.async.bulk
+// NOCOPY-NOT: expect_tx
+// NOMATH: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+// NOMATH-NOT: fma.rn.f32 {{.*}}, {{%f[0-9]+}}, {{%f[0-9]+}}, {{%f[0-9]+}};{{$}}

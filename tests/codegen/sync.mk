@@ -5,13 +5,13 @@
 //             block's compute threads meet at named barrier 1 before reading the data;
 //   producer: the compute threads meet at `bar.sync 1, <compute threads>` (after their stores),
 //             then thread 0 does `red.release.gpu` adds on the counter.
-// The loader warp is not part of barrier 1: its count is the 480 compute threads of an h200
-// block, not the launched block size (512, `.maxntid`); barrier 0 (all 512) is used once, after
-// the ring's mbarriers are initialised. bar.sync is `aligned` (every thread of the CTA must reach
+// The loader warp is not part of barrier 1: its count is the compute threads (sm_90a: the h200's
+// 512, with the loader warp on top, `.maxntid 544`; sm_80: 480, the loader warp one of the 512);
+// barrier 0 (the whole block) is used once, after the ring's mbarriers are initialised. bar.sync is `aligned` (every thread of the CTA must reach
 // the same instruction), so LLVM must see the barrier as convergent and never duplicate or sink it.
 //
-// RUN: %mkdsl build %s --emit=ptx --target sm_90a --sms 2 --stdlib %stdlib | %FileCheck %s --check-prefix=PTX
-// RUN: %mkdsl build %s --emit=ptx --target sm_80 --sms 2 --stdlib %stdlib | %FileCheck %s --check-prefix=PTX
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --sms 2 --stdlib %stdlib | %FileCheck %s --check-prefixes=PTX,SM90
+// RUN: %mkdsl build %s --emit=ptx --target sm_80 --sms 2 --stdlib %stdlib | %FileCheck %s --check-prefixes=PTX,SM80
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --sms 2 --stdlib %stdlib | \
 // RUN:   %S/ptx_in_loop.sh 'ld\.acquire\.gpu\.global\.u32' '%globaltimer'
 // RUN: %mkdsl build %s --emit=ptx --target sm_80 --sms 2 --stdlib %stdlib | \
@@ -44,33 +44,38 @@ step decode(token: i32) -> (y: bf16[hidden]) {
 }
 
 // PTX-LABEL: .visible .entry mk_step(
-// PTX: .maxntid 512, 1, 1
+// SM90: .maxntid 544, 1, 1
+// SM80: .maxntid 512, 1, 1
 // PTX: mov.u32 [[TID:%r[0-9]+]], %tid.x;
 // PTX: setp.eq.s32 [[T0:%p[0-9]+]], [[TID]], 0;
-// PTX: bar.sync 0, 512;
-// The wait: thread 0 acquire-loads the counter (the node's one counter, at the start of the sync
-// buffer, parameter 3) and compares what it saw with the expected count, wrap-safe ...
+// SM90: bar.sync 0, 544;
+// SM80: bar.sync 0, 512;
+// The signal: barrier 1 over the compute threads, then thread 0 alone does the release add on
+// the counter (the node's one counter, at the start of the sync buffer, parameter 3).
 // PTX: ld.param.u64 [[SYNC:%rd[0-9]+]], [mk_step_param_3];
-// PTX: ld.acquire.gpu.global.u32 [[SEEN:%r[0-9]+]], [[[SYNC]]];
-// PTX: sub.s32 [[DIFF:%r[0-9]+]], [[SEEN]], {{%r[0-9]+}};
-// PTX-NEXT: setp.gt.s32 {{%p[0-9]+}}, [[DIFF]], -1;
-// ... then barrier 1 over the compute threads releases the block.
-// PTX: bar.sync 1, 480;
-// The signal: barrier 1, then thread 0 alone does the release add.
-// PTX: bar.sync 1, 480;
+// SM90: bar.sync 1, 512;
+// SM80: bar.sync 1, 480;
 // PTX: and.pred {{%p[0-9]+}}, [[T0]], {{%p[0-9]+}};
 // PTX: red.release.gpu.global.add.u32 [[[SYNC]]], {{%r[0-9]+}};
 // PTX-NOT: atom.global.add
+// The wait (LLVM lays it out after the task body it guards): thread 0 acquire-loads the counter
+// (its id and count per epoch come from one load of the wait table) and compares what it saw
+// with the expected count, wrap-safe; a first poll, then the bounded spin.
+// PTX: ld.global.nc.v2.u32 {[[CTR:%r[0-9]+]], [[PER:%r[0-9]+]]}, [{{%rd[0-9]+}}];
+// PTX-NEXT: mul.lo.s32 [[WANT:%r[0-9]+]], [[PER]], {{%r[0-9]+}};
+// PTX: ld.acquire.gpu.global.u32 [[SEEN:%r[0-9]+]], [{{%rd[0-9]+}}];
+// PTX: sub.s32 [[DIFF:%r[0-9]+]], [[SEEN]], [[WANT]];
+// PTX-NEXT: setp.{{(gt|lt)}}.s32 {{%p[0-9]+}}, [[DIFF]], {{(-1|0)}};
 
 // Exactly two block barriers: 0 over the whole block (once, after set-up) and 1 over the compute
 // threads; a warp meets its own lanes before freeing a ring slot.
-// BARS: bar.sync 0, 512;
-// BARS-NEXT: bar.sync 1, 480;
+// BARS: bar.sync 0, 544;
+// BARS-NEXT: bar.sync 1, 512;
 // BARS-NEXT: bar.warp.sync -1;
 // BARS-NOT: bar
 
 // LLVM: define void @mk_step(
-// LLVM: call void asm sideeffect "bar.sync 1, 480;", "~{memory}"() #[[BAR:[0-9]+]]
+// LLVM: call void asm sideeffect "bar.sync 1, 512;", "~{memory}"() #[[BAR:[0-9]+]]
 // LLVM: call i32 asm sideeffect "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l,~{memory}"
 // LLVM: call void asm sideeffect "red.release.gpu.global.add.u32 [$0], $1;", "l,r,~{memory}"
 // LLVM: attributes #[[BAR]] = { {{.*}}convergent

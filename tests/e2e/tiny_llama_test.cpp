@@ -779,23 +779,48 @@ TEST_CASE("mkdsl run --device cuda --trace: the kernel built traced, a Chrome tr
   CHECK(r.err.find("mkdsl: wrote the trace to " + tmp.file("t.json")) != std::string::npos);
   CHECK(r.err.find("mkdsl: trace of step 6: 138 tasks on 132 SMs in ") != std::string::npos);
   CHECK(r.err.find("mkdsl: step time (all 6 steps") < r.err.find("mkdsl: trace of step 6"));
+  // The summary's table with the ring's columns, and their legend after it.
+  const size_t table = r.err.find("\nmkdsl: op ");
+  REQUIRE(table != std::string::npos);
+  CHECK(r.err.substr(table, r.err.find('\n', table + 1) - table)
+            .ends_with("  busy/task us   share ring wait us loader wait us  lead/task us"));
+  CHECK(r.err.find("\nmkdsl: (ring wait: the compute threads waited for weight tiles; loader wait: the loader waited for "
+                   "free ring slots; lead: how long before the task was ready its first tile copy was issued)\n") >
+        table);
   runtime::JsonValue doc = runtime::parseJson(runtime::readWholeFile(tmp.file("t.json")));
   CHECK(doc.get("displayTimeUnit")->text == "ns");
   CHECK(doc.get("otherData")->get("step")->text == "6");
+  // The fake stamps record i from epoch * 1e6 + 100 i ns and an odd record's loader 150 ns
+  // before its start: record 1's is the origin.
+  CHECK(doc.get("otherData")->get("start_ns")->text == "5999950");
   const runtime::JsonValue* events = doc.get("traceEvents");
   REQUIRE(events);
-  size_t tracks = 0, slices = 0;
+  size_t tracks[2] = {0, 0}, slices = 0, loaderSlices = 0;
+  std::string loaderProcess;
   for (const runtime::JsonValue& e : events->items) {
-    if (e.get("name")->text == "thread_name") ++tracks;
-    if (e.get("ph")->text == "X" && e.get("name")->text != "wait") ++slices;
+    const bool loader = e.get("pid")->text == "1";
+    if (e.get("name")->text == "thread_name") ++tracks[loader];
+    if (loader && e.get("name")->text == "process_name") loaderProcess = e.get("args")->get("name")->text;
+    if (e.get("ph")->text != "X") continue;
+    if (loader) {
+      ++loaderSlices;
+      CHECK(e.get("cat")->text == "loader");
+      CHECK(e.get("args")->get("loader_wait_ns")->text == "7");
+    } else if (e.get("name")->text != "wait") {
+      ++slices;
+      CHECK(e.get("args")->get("ring_wait_ns") != nullptr);
+    }
   }
-  CHECK(tracks == 132);  // one per SM
-  CHECK(slices == 138);  // one per queue entry
-  // --trace-step: the records of that step (the fake stamps them from epoch * 1e6 ns).
+  CHECK(tracks[0] == 132);  // one per SM
+  CHECK(slices == 138);     // one per queue entry
+  CHECK(loaderProcess == "loader warps (first to last tile copy issued)");
+  CHECK(loaderSlices == 69);  // one per streamed record: the fake's odd ones
+  CHECK(tracks[1] == 66);     // on the SMs of odd records: i mod 132 for odd i < 138
+  // --trace-step: the records of that step.
   r = runMkdsl(cudaArgs("--max-new 0 --trace '" + tmp.file("s.json") + "' --trace-step 2"), fake);
   CHECK(r.exitCode == 0);
   doc = runtime::parseJson(runtime::readWholeFile(tmp.file("s.json")));
-  CHECK(doc.get("otherData")->get("start_ns")->text == "2000000");
+  CHECK(doc.get("otherData")->get("start_ns")->text == "1999950");
 
   // Mistakes: one line each, status 1, nothing written.
   r = runMkdsl("run --stdlib '" + kStdlib + "' '" + kTinyMk + "' --device cpu --random-weights 7 --tokens 1 --trace '" +

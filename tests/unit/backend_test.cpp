@@ -82,9 +82,9 @@ TEST_CASE("backend: streamed weights get a loader warp and a ring of bulk copies
   REQUIRE_MESSAGE(out, diags);
   const backend::LaunchInfo& L = out->artifact.launch;
   CHECK(L.loaderWarp);
-  // The loader warp is one of the target's 512 threads.
-  CHECK(L.blockSize == 512);
-  CHECK(L.computeThreads == 512 - 32);
+  // The loader warp comes on top of the target's 512 threads, which all compute.
+  CHECK(L.blockSize == 512 + 32);
+  CHECK(L.computeThreads == 512);
   CHECK(L.gridSize == 4);
   // A matvec task's tile: 16 rows of a 128-column chunk of bf16.
   CHECK(L.ringSlotBytes == 16 * 128 * 2);
@@ -99,7 +99,9 @@ TEST_CASE("backend: streamed weights get a loader warp and a ring of bulk copies
   CHECK(ptx.find("mbarrier.arrive.expect_tx") != std::string::npos);
   CHECK(ptx.find("mbarrier.try_wait.parity") != std::string::npos);
   CHECK(ptx.find("fence.mbarrier_init") != std::string::npos);
-  CHECK(ptx.find(".maxntid 512") != std::string::npos);
+  CHECK(ptx.find(".maxntid 544") != std::string::npos);
+  // 17 warps: the scheduler with five of them holds 16K registers, 96 a thread.
+  CHECK(ptx.find(".maxnreg 96") != std::string::npos);
 }
 
 TEST_CASE("backend: sm_80 fills the ring with 16-byte cp.async completing on the mbarrier") {

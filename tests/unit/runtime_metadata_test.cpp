@@ -397,7 +397,7 @@ TEST_CASE("runtime metadata: a traced kernel's \"trace\", and every malformed on
   };
   sub(text, "\"epoch\", \"timeout\"],", "\"epoch\", \"timeout\", \"trace\"],");
   const std::string field =
-      "\"trace\": {\"records\": 3, \"record_words\": 4, \"nodes\": [{\"name\": \"a#0\", \"op\": \"a\", \"tasks\": 2, \"bytes\": 64}, "
+      "\"trace\": {\"records\": 3, \"record_words\": 8, \"nodes\": [{\"name\": \"a#0\", \"op\": \"a\", \"tasks\": 2, \"bytes\": 64}, "
       "{\"name\": \"b#1\", \"op\": \"b\", \"tasks\": 1, \"bytes\": 8}]}";
   sub(text, "\"arenas\":", field + ",\n  \"arenas\":");
   KernelMetadata m = parseMetadata(text, "k.meta.json");
@@ -428,11 +428,20 @@ TEST_CASE("runtime metadata: a traced kernel's \"trace\", and every malformed on
   // The field itself.
   CHECK(bad(field, "\"trace\": [1]") ==
         head + "\"trace\" is an array, not an object");
-  CHECK(bad("\"records\": 3", "\"records\": -1") == head + "\"trace\".records is -1; expected 0 to 144115188075855871");
+  // records * 8 words * 8 bytes, with room to spare: at most (2^63 - 1) / 128.
+  CHECK(bad("\"records\": 3", "\"records\": -1") == head + "\"trace\".records is -1; expected 0 to 72057594037927935");
+  CHECK(bad("\"records\": 3", "\"records\": 72057594037927936") ==
+        head + "\"trace\".records is 72057594037927936; expected 0 to 72057594037927935");
   CHECK(bad("\"records\": 3", "\"records\": \"3\"") == head + "\"trace\".records is a string, not an integer");
   CHECK(bad("\"records\": 3, ", "") == head + "\"trace\": missing \"records\"");
-  CHECK(bad("\"record_words\": 4", "\"record_words\": 5") ==
-        head + "\"trace\".record_words is 5; this runtime reads records of 4 u64 words (start, ready, end, node << 32 | sm)");
+  // A kernel from an mkdsl of another record size (4 words before the loader's stamps).
+  for (const char* words : {"4", "5", "0"})
+    CHECK(bad("\"record_words\": 8", std::string("\"record_words\": ") + words) ==
+          head + "\"trace\".record_words is " + words +
+              "; this runtime reads records of 8 u64 words (start, ready, end, node << 32 | sm, ring wait, loader first, "
+              "loader last, loader wait): rebuild the kernel with a matching mkdsl");
+  CHECK(bad("\"record_words\": 8", "\"record_words\": -8") ==
+        head + "\"trace\".record_words is -8; expected at least 0");
   CHECK(bad(", \"nodes\": [", ", \"nodez\": [") == head + "\"trace\": missing \"nodes\"");
   CHECK(bad("\"nodes\": [", "\"nodes\": [7, ") == head + "\"trace\".nodes[0] is a number, not an object");
   CHECK(bad("\"name\": \"a#0\"", "\"name\": \"\"") == head + "\"trace\".nodes[0].name is empty");
@@ -446,6 +455,8 @@ TEST_CASE("runtime metadata: the tiny Llama built with --trace") {
   std::string diags;
   auto out = mk::testing::compileTinyLlama(true, &diags);
   REQUIRE_MESSAGE(out, diags);
+  // The compiler writes the record size this runtime reads (parseMetadata refuses any other).
+  CHECK(out->metadataJson.find("\"record_words\": " + std::to_string(TraceWords) + ",") != std::string::npos);
   KernelMetadata m = parseMetadata(out->metadataJson, "tiny.meta.json");
   REQUIRE(m.trace);
   CHECK(m.trace->records == out->artifact.launch.traceRecords);

@@ -1029,7 +1029,7 @@ std::string tracedMeta() {
     m.replace(at, from.size(), to);
   };
   sub("\"epoch\", \"timeout\"],", "\"epoch\", \"timeout\", \"trace\"],");
-  sub("\"arenas\":", "\"trace\": {\"records\": 10, \"record_words\": 4, \"nodes\": [{\"name\": \"copy#0\", \"op\": \"copy\", "
+  sub("\"arenas\":", "\"trace\": {\"records\": 10, \"record_words\": 8, \"nodes\": [{\"name\": \"copy#0\", \"op\": \"copy\", "
                      "\"tasks\": 6, \"bytes\": 600}, {\"name\": \"echo#1\", \"op\": \"echo\", \"tasks\": 4, \"bytes\": 40}]},\n"
                      "  \"arenas\":");
   return m;
@@ -1077,33 +1077,49 @@ TEST_CASE("mkrt: a traced kernel gets a 9th parameter, its records buffer, and r
     CHECK(node.bytes == 40);
     CHECK(mkrt_trace_node_info(t->m, 2, &node) == MKRT_ERR_ARGUMENT);
 
-    std::vector<uint64_t> words(40, 7);
+    std::vector<uint64_t> words(80, 7);  // 10 records of MKRT_TRACE_RECORD_WORDS
+    static_assert(MKRT_TRACE_RECORD_WORDS == 8);
     CHECK(mkrt_read_trace(t->m, words.data(), words.size()) == MKRT_ERR_STATE);
     CHECK(std::string(mkrt_last_error(t->m)) == "no step has run yet: the trace holds the last step's records");
 
     REQUIRE(mkrt_random_weights(t->m, 1) == MKRT_OK);
     const int64_t in[4] = {1, 0, 0, 0};
     REQUIRE(mkrt_step(t->m, in, 4) == MKRT_OK);
-    // The launch read 9 parameters; the 9th is an allocation of records * 32 bytes of its own.
+    // The launch read 9 parameters; the 9th is an allocation of records * 64 bytes of its own.
     const FakeCudaStats s = fakeStats();
     CHECK(s.params == 9);
     const uint64_t trace = fakeLastTrace();
     CHECK(trace != 0);
-    CHECK(fakeAllocationBytes(trace) == 10 * 32);
+    CHECK(fakeAllocationBytes(trace) == 10 * 64);
     for (uint64_t p : fakeLastParams()) CHECK(p != trace);
 
-    // The records as the "kernel" wrote them (fake_cuda.cpp): epoch 1.
+    // The records as the "kernel" wrote them (fake_cuda.cpp), all eight words of each: epoch 1;
+    // the odd ones streamed weights (ring wait, the loader's first and last copy, its wait).
     CHECK(mkrt_read_trace(t->m, words.data(), words.size()) == MKRT_OK);
     for (uint64_t i = 0; i < 10; ++i) {
       INFO(i);
-      CHECK(words[4 * i] == 1000000 + 100 * i);
-      CHECK(words[4 * i + 1] == words[4 * i] + 10 * (i % 3));
-      CHECK(words[4 * i + 2] == words[4 * i + 1] + 40);
-      CHECK(words[4 * i + 3] == ((i % 2) << 32 | i % 132));
+      const uint64_t* w = &words[8 * i];
+      CHECK(w[0] == 1000000 + 100 * i);
+      CHECK(w[1] == w[0] + 10 * (i % 3));
+      CHECK(w[2] == w[1] + 40);
+      CHECK(w[3] == ((i % 2) << 32 | i % 132));
+      if (i % 2) {
+        CHECK(w[4] == 5 + i % 3);
+        CHECK(w[5] == w[0] - 150);
+        CHECK(w[6] == w[1] + 20);
+        CHECK(w[7] == 7);
+      } else {
+        CHECK(w[4] == 0);
+        CHECK(w[5] == 0);
+        CHECK(w[6] == 0);
+        CHECK(w[7] == 0);
+      }
     }
-    CHECK(mkrt_read_trace(t->m, words.data(), 39) == MKRT_ERR_ARGUMENT);
-    CHECK(std::string(mkrt_last_error(t->m)) == "the trace holds 10 records of 4 words (40); the buffer holds 39");
-    CHECK(mkrt_read_trace(t->m, nullptr, 40) == MKRT_ERR_ARGUMENT);
+    CHECK(mkrt_read_trace(t->m, words.data(), 40) == MKRT_ERR_ARGUMENT);  // 10 records of 4 words: too few
+    CHECK(std::string(mkrt_last_error(t->m)) == "the trace holds 10 records of 8 words (80); the buffer holds 40");
+    CHECK(mkrt_read_trace(t->m, words.data(), 79) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(t->m)) == "the trace holds 10 records of 8 words (80); the buffer holds 79");
+    CHECK(mkrt_read_trace(t->m, nullptr, 80) == MKRT_ERR_ARGUMENT);
 
     // Each step's own records; those of a step that timed out too (what ran before the stop).
     const int64_t in2[4] = {1, 1, 0, 0};
@@ -1123,11 +1139,24 @@ TEST_CASE("mkrt: a traced kernel gets a 9th parameter, its records buffer, and r
       m.randomWeights(1);
       m.step({1, 0, 0, 0});
       const std::vector<uint64_t> w = m.readTrace();
-      REQUIRE(w.size() == 40);
+      REQUIRE(w.size() == 80);
       const rt::KernelMetadata md = rt::parseMetadata(tracedMeta(), "t.meta.json");
       const rt::TraceSummary sum = rt::summarizeTrace(*md.trace, w, 1);
       CHECK(sum.written == 10);
+      CHECK(sum.malformed == 0);
       CHECK(sum.spanNs == 940);  // the last record starts 900 ns after the first, waits 0 ns and runs 40
+      // copy#0 (the even records) streamed nothing; echo#1 (the odd ones, 1 .. 9) all of its tasks:
+      // ring waits 6 + 5 + 7 + 6 + 5, loader waits 5 x 7, leads 150 + 10 (i mod 3).
+      REQUIRE(sum.ops.size() == 2);
+      CHECK(sum.ops[0].op == "copy");
+      CHECK(sum.ops[0].streamedTasks == 0);
+      CHECK(sum.ops[0].ringWaitNs == 0);
+      CHECK(sum.ops[1].op == "echo");
+      CHECK(sum.ops[1].tasks == 5);
+      CHECK(sum.ops[1].streamedTasks == 5);
+      CHECK(sum.ops[1].ringWaitNs == 29);
+      CHECK(sum.ops[1].loaderWaitNs == 35);
+      CHECK(sum.ops[1].leadNs == 790);
       m.reset();
       CHECK_THROWS_WITH_AS(m.readTrace(), "no step has run yet: the trace holds the last step's records", mkrt::Error);
     }
@@ -1170,8 +1199,15 @@ TEST_CASE("mkrt: the tiny Llama built with --trace on the fake driver") {
     m.randomWeights(1);
     m.step({1, 0});
     CHECK(fakeStats().params == 9);
-    CHECK(fakeAllocationBytes(fakeLastTrace()) == uint64_t(records) * 32);
-    CHECK(m.readTrace().size() == size_t(records) * 4);
+    CHECK(fakeAllocationBytes(fakeLastTrace()) == uint64_t(records) * 64);
+    const std::vector<uint64_t> w = m.readTrace();
+    REQUIRE(w.size() == size_t(records) * 8);
+    // The metadata the compiler wrote reads the fake's records: all written, half of them streamed.
+    const rt::TraceSummary sum = rt::summarizeTrace(*rt::parseMetadata(out->metadataJson, "tiny.meta.json").trace, w, 1);
+    CHECK(sum.written == size_t(records));
+    int64_t streamed = 0;
+    for (const rt::TraceOpSummary& op : sum.ops) streamed += op.streamedTasks;
+    CHECK(streamed == records / 2);
   }
   CHECK(fakeStats().badAccesses == before.badAccesses);
   CHECK(fakeStats().liveAllocations == before.liveAllocations);
@@ -1199,18 +1235,33 @@ TEST_CASE("mkrt-run --trace: the Chrome trace of a step, its summary, and the er
   CHECK(r.err.find("mkrt-run: wrote the trace to " + (dir / "last.json")) != std::string::npos);
   CHECK(r.err.find("mkrt-run: trace of step 4: 138 tasks on 132 SMs in ") != std::string::npos);
   CHECK(r.err.find("mkrt-run: estimated traffic ") != std::string::npos);
+  CHECK(r.err.find("\nmkrt-run: op ") != std::string::npos);
+  CHECK(r.err.find("   share ring wait us loader wait us  lead/task us\n") != std::string::npos);
+  CHECK(r.err.find("\nmkrt-run: (ring wait: the compute threads waited for weight tiles; ") != std::string::npos);
   CHECK(r.err.find("mkrt-run: slowest SMs (by their last task's end):") != std::string::npos);
   rt::JsonValue doc = rt::parseJson(rt::readWholeFile(dir / "last.json"));
   CHECK(doc.get("displayTimeUnit")->text == "ns");
   CHECK(doc.get("otherData")->get("step")->text == "4");
-  CHECK(doc.get("otherData")->get("start_ns")->text == "4000000");  // the fake stamps epoch * 1e6
-  CHECK(doc.get("traceEvents")->items.size() > 138);
+  // The fake stamps epoch * 1e6 + 100 i, and record 1's loader 150 ns before its start: the origin.
+  CHECK(doc.get("otherData")->get("start_ns")->text == "3999950");
+  size_t tasks = 0, loaderSlices = 0;
+  for (const rt::JsonValue& e : doc.get("traceEvents")->items) {
+    if (e.get("ph")->text != "X") continue;
+    if (e.get("pid")->text == "1") {
+      ++loaderSlices;
+      CHECK(e.get("cat")->text == "loader");
+    } else if (e.get("cat")->text != "wait") {
+      ++tasks;
+    }
+  }
+  CHECK(tasks == 138);
+  CHECK(loaderSlices == 69);  // the odd records
   // --trace-step: the records read right after that step.
   r = runTool(tiny + " --trace '" + (dir / "two.json") + "' --trace-step 2", dir);
   CHECK(r.status == 0);
   CHECK(r.err.find("mkrt-run: trace of step 2: ") != std::string::npos);
   doc = rt::parseJson(rt::readWholeFile(dir / "two.json"));
-  CHECK(doc.get("otherData")->get("start_ns")->text == "2000000");
+  CHECK(doc.get("otherData")->get("start_ns")->text == "1999950");
 
   // Errors: one line, exit status 1, nothing on stdout.
   r = runTool("--ptx '" + (dir / "u.ptx") + "' --random-weights 1 --tokens 1 --trace '" + (dir / "u.json") + "'", dir);

@@ -182,6 +182,8 @@ std::optional<std::string> resolveBuildOutput(Args& a) {
   if (!codegen && a.verbose) return "-v goes with --emit=ptx, llvm or cubin";
   if (!codegen && a.compile.backend.trace) return "--trace goes with --emit=ptx, llvm or cubin";
   if (!codegen && a.compile.backend.dropSignalOfTask) return "--test-drop-signal goes with --emit=ptx, llvm or cubin";
+  if (!codegen && a.compile.backend.ablation != mk::backend::Ablation::None)
+    return "--diagnostic-ablate goes with --emit=ptx, llvm or cubin";
   if (!codegen) return std::nullopt;
   // The GPU's own architecture needs checking too: --gpu mi300x names gfx942.
   if (a.compile.arch.empty()) {
@@ -291,6 +293,11 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
         a.compile.backend.trace = true;
       } else if (cmd == "build" && arg == "-v") {
         a.verbose = true;
+      } else if (cmd == "build" && is(arg, "--diagnostic-ablate")) {
+        // Diagnostic builds with wrong results (docs/cli.md): which side bounds the streaming.
+        if (!value(i, "--diagnostic-ablate", v) || (v != "weight-copies" && v != "weight-math"))
+          return "--diagnostic-ablate must be weight-copies or weight-math";
+        a.compile.backend.ablation = v == "weight-copies" ? mk::backend::Ablation::WeightCopies : mk::backend::Ablation::WeightMath;
       } else if (cmd == "build" && is(arg, "--test-drop-signal")) {
         // Test-only fault injection (docs/cli.md): the task signals nothing, so waits time out.
         if (!value(i, "--test-drop-signal", v) || !number(v, n) || n > INT32_MAX) return "--test-drop-signal needs a task id";
