@@ -671,14 +671,15 @@ class TileGen {
           std::all_of(e->region.begin(), e->region.end(), [](const ir::RegionDim& r) { return r.start && fromIndices(*r.start); }))
         loads.push_back(e);
     };
+    // Not under an `if`: a branch not taken may guard a region that is out of bounds.
     std::function<void(const ir::Block&)> walk = [&](const ir::Block& body) {
       for (const auto& st : body) {
+        if (st->kind == StmtKind::If) continue;
         expr(st->value.get());
         expr(st->lo.get());
         expr(st->hi.get());
         for (const auto& r : st->region) expr(r.start.get());
         walk(st->body);
-        walk(st->otherwise);
       }
     };
     walk(fn_.body);
