@@ -72,6 +72,7 @@ class KernelBuilder {
     auto first = build(/*ring=*/true);
     if (!first) return std::nullopt;
     if (first->ringRejected) {
+      first.reset();  // its module before its context: assigning over it would free them the other way round
       first = build(false);
       if (!first) return std::nullopt;
     }
@@ -177,6 +178,14 @@ class KernelBuilder {
       slotBytes = std::max(slotBytes, v.largestStreamedBytes);
     }
     ring = ring && streams;
+    // Without the ring no load is streamed: the compute threads read every weight themselves.
+    if (!ring)
+      for (Variant& v : variants_) {
+        v.streamed.clear();
+        v.contiguous.clear();
+        v.largestStreamedBytes = 0;
+        v.maxStreamedPerStatement = 0;
+      }
     slotBytes = (slotBytes + 127) / 128 * 128;
     // The loader warp comes out of the target's block: a block of 17 warps would leave each
     // thread 96 registers (one of the SM's four register files holds 5 warps) instead of 128.

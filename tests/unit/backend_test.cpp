@@ -127,6 +127,24 @@ TEST_CASE("backend: without a streamable weight there is no loader warp") {
   CHECK(out->artifact.ptx.find("mbarrier") == std::string::npos);
 }
 
+// A ring of fewer than two slots is not worth a loader warp: the kernel is rebuilt without it,
+// and the loads that would have streamed read global memory directly (no ring wait is left).
+TEST_CASE("backend: when the ring does not fit, the weights are loaded directly") {
+  CompileOptions o = options();
+  o.smem = 9000;  // the tiles fit, but not two 4 KiB slots after them
+  std::string diags;
+  auto out = compileSource("matvec.mk", kMatvec, o, &diags);
+  REQUIRE_MESSAGE(out, diags);
+  const backend::LaunchInfo& L = out->artifact.launch;
+  CHECK_FALSE(L.loaderWarp);
+  CHECK(L.ringSlots == 0);
+  CHECK(L.computeThreads == 512);
+  CHECK(L.dynamicSmemBytes <= 9000);
+  CHECK(out->artifact.ptx.find("mbarrier") == std::string::npos);
+  CHECK(out->artifact.ptx.find("cp.async") == std::string::npos);
+  CHECK(out->artifact.ptx.find("ld.global.v4.u32") != std::string::npos);
+}
+
 TEST_CASE("backend: waits are acquire loads bounded by the timer; signals are release adds after a barrier") {
   std::string diags;
   auto out = compileSource("matvec.mk", kMatvec, options(), &diags);
