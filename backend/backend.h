@@ -67,8 +67,8 @@ struct Options {
 };
 
 struct Artifact {
-  std::string llvmIR;   // textual LLVM IR of the module, after the LLVM verifier
-  std::string ptx;      // NVPTX assembly
+  std::string llvmIR;    // textual LLVM IR of the module, after the LLVM verifier
+  std::string assembly;  // the target's assembly (PTX)
   LaunchInfo launch;
 };
 

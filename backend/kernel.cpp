@@ -522,7 +522,7 @@ class KernelBuilder {
     Artifact a;
     a.launch = built.launch;
     std::string error;
-    if (!optimizeAndEmit(*built.mod, target_, a.llvmIR, a.ptx, error)) {
+    if (!optimizeAndEmit(*built.mod, target_, a.llvmIR, a.assembly, error)) {
       diags_.emit(SourceRange{}, BackendUnsupported, "the step", error);
       return std::nullopt;
     }

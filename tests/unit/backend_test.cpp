@@ -70,7 +70,7 @@ TEST_CASE("backend: a streamed matvec loop frees ring slots per warp and copies 
     REQUIRE_MESSAGE(out, diags);
     const int64_t tile = 16 * std::stoll(chunk) * 2;
     CHECK(out->artifact.launch.ringSlotBytes == tile);
-    CHECK(count(out->artifact.ptx, "bar.warp.sync") >= 1);
+    CHECK(count(out->artifact.assembly, "bar.warp.sync") >= 1);
     CHECK(out->artifact.llvmIR.find("cp.async.bulk") != std::string::npos);
     CHECK(out->artifact.llvmIR.find("i32 " + std::to_string(tile) + ", i64") != std::string::npos);
   }
@@ -93,7 +93,7 @@ TEST_CASE("backend: streamed weights get a loader warp and a ring of bulk copies
   CHECK(L.dynamicSmemBytes <= out->kernel.target.smemPerBlock);
   CHECK(L.dynamicSmemBytes >= L.ringSlots * L.ringSlotBytes);
   CHECK(L.syncCounters == int64_t(out->kernel.counters.size()));
-  const std::string& ptx = out->artifact.ptx;
+  const std::string& ptx = out->artifact.assembly;
   CHECK(count(ptx, ".entry") == 1);
   CHECK(ptx.find("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes") != std::string::npos);
   CHECK(ptx.find("mbarrier.arrive.expect_tx") != std::string::npos);
@@ -106,7 +106,7 @@ TEST_CASE("backend: sm_80 fills the ring with 16-byte cp.async completing on the
   std::string diags;
   auto out = compileSource("matvec.mk", kMatvec, options("sm_80"), &diags);
   REQUIRE_MESSAGE(out, diags);
-  const std::string& ptx = out->artifact.ptx;
+  const std::string& ptx = out->artifact.assembly;
   CHECK(out->artifact.launch.loaderWarp);
   CHECK(ptx.find(".target sm_80") != std::string::npos);
   CHECK(ptx.find("cp.async.cg.shared.global") != std::string::npos);
@@ -124,7 +124,7 @@ TEST_CASE("backend: without a streamable weight there is no loader warp") {
   CHECK_FALSE(L.loaderWarp);
   CHECK(L.blockSize == 512);
   CHECK(L.ringSlots == 0);
-  CHECK(out->artifact.ptx.find("mbarrier") == std::string::npos);
+  CHECK(out->artifact.assembly.find("mbarrier") == std::string::npos);
 }
 
 // A ring of fewer than two slots is not worth a loader warp: the kernel is rebuilt without it,
@@ -140,16 +140,16 @@ TEST_CASE("backend: when the ring does not fit, the weights are loaded directly"
   CHECK(L.ringSlots == 0);
   CHECK(L.computeThreads == 512);
   CHECK(L.dynamicSmemBytes <= 9000);
-  CHECK(out->artifact.ptx.find("mbarrier") == std::string::npos);
-  CHECK(out->artifact.ptx.find("cp.async") == std::string::npos);
-  CHECK(out->artifact.ptx.find("ld.global.v4.u32") != std::string::npos);
+  CHECK(out->artifact.assembly.find("mbarrier") == std::string::npos);
+  CHECK(out->artifact.assembly.find("cp.async") == std::string::npos);
+  CHECK(out->artifact.assembly.find("ld.global.v4.u32") != std::string::npos);
 }
 
 TEST_CASE("backend: waits are acquire loads bounded by the timer; signals are release adds after a barrier") {
   std::string diags;
   auto out = compileSource("matvec.mk", kMatvec, options(), &diags);
   REQUIRE_MESSAGE(out, diags);
-  const std::string& ptx = out->artifact.ptx;
+  const std::string& ptx = out->artifact.assembly;
   CHECK(ptx.find("ld.acquire.gpu.global.u32") != std::string::npos);
   CHECK(ptx.find("red.release.gpu.global.add.u32") != std::string::npos);
   CHECK(ptx.find("%globaltimer") != std::string::npos);

@@ -30,7 +30,7 @@ TEST_CASE("compileSource: the tiny Llama to PTX and metadata") {
   CHECK(out->kernel.target.sms == 4);
   CHECK(out->kernel.target.arch == "sm_90a");
   CHECK(out->artifact.launch.arch == "sm_90a");
-  CHECK(out->artifact.ptx.find(out->artifact.launch.entry) != std::string::npos);
+  CHECK(out->artifact.assembly.find(out->artifact.launch.entry) != std::string::npos);
   CHECK(out->metadataJson == backend::metadataJson(out->kernel, out->artifact.launch));
   CHECK(out->metadataJson.find("\"program\": \"llama_tiny.mk\"") != std::string::npos);
 }

@@ -649,10 +649,10 @@ int buildKernel(const Args& a, mk::SourceManager& sm, mk::DiagnosticEngine& diag
   if (!built) return 1;
   const mk::backend::LaunchInfo& launch = built->artifact.launch;
 
-  std::string data = a.emit == "llvm" ? built->artifact.llvmIR : built->artifact.ptx;
+  std::string data = a.emit == "llvm" ? built->artifact.llvmIR : built->artifact.assembly;
   std::optional<mk::ptxas::Result> assembled;
   if (ptxas && (a.emit == "cubin" || a.verbose)) {
-    assembled = mk::ptxas::run(*ptxas, built->artifact.ptx, {launch.arch, a.verbose, a.emit == "cubin"});
+    assembled = mk::ptxas::run(*ptxas, built->artifact.assembly, {launch.arch, a.verbose, a.emit == "cubin"});
     if (!assembled->ok) {
       std::string log = assembled->error;
       while (!log.empty() && log.back() == '\n') log.pop_back();
@@ -759,7 +759,7 @@ int runRun(const Args& a) {
     mk::CompileOptions options = a.compile;
     if (auto built = mk::compile(sm, diags, *id, options)) {
       kernel = std::move(built->kernel);
-      ptx = std::move(built->artifact.ptx);
+      ptx = std::move(built->artifact.assembly);
       metadataJson = std::move(built->metadataJson);
     }
   } else if (id) {
