@@ -240,6 +240,12 @@ TEST_CASE("mkrt: file errors come first, before any driver") {
   write(dir / "sm80.ptx", ptx("", "sm_80"));
   CHECK(err(dir / "sm80.ptx", dir / "k.meta.json").find("is built for sm_80 but") != std::string::npos);
   CHECK(err(dir.path.string(), dir / "k.meta.json").find("not a regular file") != std::string::npos);
+  std::string amd = kMeta;
+  amd.replace(amd.find("\"sm_90a\""), 8, "\"gfx942\"");
+  write(dir / "amd.meta.json", amd);
+  write(dir / "amd.hsaco", "\x7f" "ELF an AMDGPU code object");
+  CHECK(err(dir / "amd.hsaco", dir / "amd.meta.json").find("amd.meta.json describes a kernel for gfx942 (AMDGPU)") !=
+        std::string::npos);
   auto o = openModel(dir / "k.ptx", dir / "k.meta.json");  // only now the driver
   CHECK(o->status == MKRT_ERR_DRIVER);
   // NULLs.
