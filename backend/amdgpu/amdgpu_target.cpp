@@ -49,9 +49,11 @@ class AmdgpuTarget final : public Target {
   void markKernel(llvm::Function* f, int threads) const override {
     f->setCallingConv(llvm::CallingConv::AMDGPU_KERNEL);
     f->addFnAttr(kWorkGroupSize, "1," + std::to_string(threads));
-    // One workgroup per CU: its waves over the four SIMDs is all the occupancy there will be,
-    // so the register allocator may give each wave the registers of that many waves per SIMD
-    // instead of trading them for occupancy nobody uses.
+    // W,W with W the block's waves over a CU's four SIMDs: at least W, so the block fits one
+    // CU; at most W, all the occupancy a persistent kernel of one block per CU has, so registers
+    // are not traded for more. LLVM honours the maximum by reserving registers (the kernel
+    // descriptor's VGPR count), which keeps a second workgroup off a CU: the grid's blocks land
+    // on distinct CUs.
     const int waves = (threads + warpSize() - 1) / warpSize();
     const std::string perEu = std::to_string((waves + kSimdsPerCu - 1) / kSimdsPerCu);
     f->addFnAttr("amdgpu-waves-per-eu", perEu + "," + perEu);
