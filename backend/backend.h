@@ -12,9 +12,11 @@
 
 namespace mk::backend {
 
-// The code architectures the backends can emit (`--target`): sm_90a, sm_90, sm_80.
+// The code architectures the backends can emit (`--target`): sm_90a, sm_90, sm_80 (NVPTX: PTX),
+// gfx942, gfx90a (AMDGPU: an ELF object, linked into a code object by the compiler library).
 std::vector<std::string> archNames();
 bool isKnownArch(const std::string& arch);
+bool isAmdgpuArch(const std::string& arch);
 
 // How the host launches the kernel and what it must allocate. The runtime reads this (as the
 // metadata sidecar JSON, see metadataJson) and nothing else of the compiler.
@@ -29,14 +31,15 @@ bool isKnownArch(const std::string& arch);
 //   trace:   (only when built with Options::trace) u64[traceRecords * TraceWords], see TraceWord
 struct LaunchInfo {
   std::string entry = "mk_step";
-  std::string arch;               // sm_90a, ...
+  std::string arch;               // sm_90a, ..., gfx942
   int gridSize = 0;               // one block per SM
   int blockSize = 0;              // computeThreads, plus one loader warp when loaderWarp
   int computeThreads = 0;
   bool loaderWarp = false;        // weight tiles stream through a shared-memory ring
   int ringSlots = 0;
   int64_t ringSlotBytes = 0;
-  int64_t dynamicSmemBytes = 0;   // to pass at launch (and to cuFuncSetAttribute above 48 KiB)
+  int64_t dynamicSmemBytes = 0;   // to pass at launch (and to cuFuncSetAttribute above 48 KiB);
+                                  // on AMDGPU the dynamic LDS (hipModuleLaunchKernel's sharedMemBytes)
   int64_t syncCounters = 0;
   int errorWords = 8;
   int64_t traceRecords = 0;       // one per queue entry when traced, else 0 (no trace parameter)
@@ -81,8 +84,9 @@ struct Options {
 };
 
 struct Artifact {
-  std::string llvmIR;   // textual LLVM IR of the module, after the LLVM verifier
-  std::string ptx;      // NVPTX assembly
+  std::string llvmIR;    // textual LLVM IR of the module, after the LLVM verifier
+  std::string assembly;  // the target's assembly: PTX (NVPTX) or AMDGCN (AMDGPU)
+  std::string object;    // AMDGPU: the relocatable ELF object to link into a code object; else empty
   LaunchInfo launch;
 };
 

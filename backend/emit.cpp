@@ -6,6 +6,7 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 
@@ -22,12 +23,29 @@ std::unique_ptr<llvm::TargetMachine> machine(const Target& target, std::string& 
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser();  // the object file assembles inline asm (threadIdHere)
   });
   const llvm::Target* t = llvm::TargetRegistry::lookupTarget(target.triple(), error);
   if (!t) return nullptr;
   llvm::TargetOptions options;
   return std::unique_ptr<llvm::TargetMachine>(t->createTargetMachine(
       target.triple(), target.cpu(), target.features(), options, std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+}
+
+// Runs the target's code generator on `m` into `out` (which consumes the module: the code
+// generator rewrites its IR). False when the target cannot emit that kind of file.
+bool codegen(llvm::TargetMachine& tm, llvm::Module& m, llvm::CodeGenFileType kind, std::string& out) {
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, kind)) return false;
+  pm.run(m);
+  out.assign(buffer.begin(), buffer.end());
+  return true;
 }
 
 }  // namespace
@@ -39,7 +57,7 @@ void prepareModule(llvm::Module& m, const Target& target) {
 }
 
 bool optimizeAndEmit(llvm::Module& m, const Target& target, std::string& llvmIR, std::string& assembly,
-                     std::string& error) {
+                     std::string* object, std::string& error) {
   auto tm = machine(target, error);
   if (!tm) {
     error = "no LLVM target for " + target.triple() + ": " + error;
@@ -71,20 +89,23 @@ bool optimizeAndEmit(llvm::Module& m, const Target& target, std::string& llvmIR,
     llvm::raw_string_ostream os(llvmIR);
     m.print(os, nullptr);
   }
-  {
-    llvm::SmallString<0> buffer;
-    llvm::raw_svector_ostream os(buffer);
-    llvm::legacy::PassManager pm;
-    if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
-      error = "LLVM cannot emit assembly for " + target.cpu();
+  // The object from a copy of the optimised module, since the code generator changes the module
+  // it runs on; the same machine code as the assembly's.
+  if (object) {
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(m);
+    if (!codegen(*tm, *copy, llvm::CodeGenFileType::ObjectFile, *object)) {
+      error = "LLVM cannot emit an object file for " + target.cpu();
       return false;
     }
-    pm.run(m);
-    assembly.assign(buffer.begin(), buffer.end());
+  }
+  if (!codegen(*tm, m, llvm::CodeGenFileType::AssemblyFile, assembly)) {
+    error = "LLVM cannot emit assembly for " + target.cpu();
+    return false;
   }
   // One kernel, and nothing the target does not resolve (LLVM 19 leaves some intrinsics as calls).
+  const std::string entry = target.kernelDirective() + " ";
   size_t entries = 0;
-  for (size_t at = assembly.find(".entry"); at != std::string::npos; at = assembly.find(".entry", at + 1)) ++entries;
+  for (size_t at = assembly.find(entry); at != std::string::npos; at = assembly.find(entry, at + 1)) ++entries;
   if (entries != 1) {
     error = "the assembly has " + std::to_string(entries) + " kernel entries instead of one";
     return false;

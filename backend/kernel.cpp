@@ -3,6 +3,7 @@
 // release-increment the counters it signals. With weight streaming, one extra warp per block
 // (the loader) walks the same list ahead of the compute threads and copies each task's weight
 // tiles into a shared-memory ring, never waiting on counters: weights do not depend on the step.
+// A target without async copies (Target::asyncWeightRing) has no ring: weights are read directly.
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/Verifier.h>
@@ -25,13 +26,15 @@ MK_DIAGNOSTIC(BackendSmem, Error,
               int64_t, std::string, int64_t);
 MK_DIAGNOSTIC(BackendTarget, Error, "target '{0}' cannot run this kernel: {1}", std::string, std::string);
 
-std::vector<std::string> archNames() { return {"sm_90a", "sm_90", "sm_80"}; }
+std::vector<std::string> archNames() { return {"sm_90a", "sm_90", "sm_80", "gfx942", "gfx90a"}; }
 
 bool isKnownArch(const std::string& arch) {
   for (const auto& a : archNames())
     if (a == arch) return true;
   return false;
 }
+
+bool isAmdgpuArch(const std::string& arch) { return isKnownArch(arch) && arch.rfind("gfx", 0) == 0; }
 
 namespace {
 
@@ -63,15 +66,23 @@ class KernelBuilder {
                   " differs from the " + std::to_string(target_.warpSize()) + " lanes of " + opt_.arch);
       return std::nullopt;
     }
-    if (td.threadsPerBlock % 32 != 0 || td.threadsPerBlock < 64 || td.threadsPerBlock > 1024) {
+    const int lanes = target_.warpSize();
+    if (td.threadsPerBlock % lanes != 0 || td.threadsPerBlock < 64 || td.threadsPerBlock > 1024) {
       diags_.emit(SourceRange{}, BackendTarget, td.name, "blocks of " + std::to_string(td.threadsPerBlock) +
-                  " threads; the kernel needs a multiple of 32 between 64 and 1024");
+                  " threads; the kernel needs a multiple of " + std::to_string(lanes) + " between 64 and 1024");
+      return std::nullopt;
+    }
+    if (td.smemPerBlock > target_.maxSharedPerBlock()) {
+      diags_.emit(SourceRange{}, BackendTarget, td.name, std::to_string(td.smemPerBlock) +
+                  " bytes of shared memory per block; " + opt_.arch + " has at most " +
+                  std::to_string(target_.maxSharedPerBlock()));
       return std::nullopt;
     }
     if (!placeTensors() || !makeVariants()) return std::nullopt;
-    auto first = build(/*ring=*/true);
+    auto first = build(/*ring=*/target_.asyncWeightRing());
     if (!first) return std::nullopt;
     if (first->ringRejected) {
+      first.reset();  // its module before its context: assigning over it would free them the other way round
       first = build(false);
       if (!first) return std::nullopt;
     }
@@ -177,6 +188,14 @@ class KernelBuilder {
       slotBytes = std::max(slotBytes, v.largestStreamedBytes);
     }
     ring = ring && streams;
+    // Without the ring no load is streamed: the compute threads read every weight themselves.
+    if (!ring)
+      for (Variant& v : variants_) {
+        v.streamed.clear();
+        v.contiguous.clear();
+        v.largestStreamedBytes = 0;
+        v.maxStreamedPerStatement = 0;
+      }
     slotBytes = (slotBytes + 127) / 128 * 128;
     // Where the loader warp comes from (Target::loaderWarpOnTop): on top of the target's
     // threads, which then all compute (a power of two like the tiles' sizes gives every compute
@@ -464,7 +483,7 @@ class KernelBuilder {
         };
         dispatch(node, rec, Side::Compute, waits);
         // Every thread's stores are done (the barrier orders them before thread 0's release).
-        target_.barrier(b, 1, T);
+        target_.releaseBarrier(b, T);
         when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
           loop(sigBegin, sigEnd, [&](V s) { target_.releaseAdd(b, b.CreateGEP(i32, argSync, u32At(gSignals, s)), b.getInt32(1)); });
           if (argTrace) {
@@ -538,7 +557,7 @@ class KernelBuilder {
     Artifact a;
     a.launch = built.launch;
     std::string error;
-    if (!optimizeAndEmit(*built.mod, target_, a.llvmIR, a.ptx, error)) {
+    if (!optimizeAndEmit(*built.mod, target_, a.llvmIR, a.assembly, target_.emitsObject() ? &a.object : nullptr, error)) {
       diags_.emit(SourceRange{}, BackendUnsupported, "the step", error);
       return std::nullopt;
     }
@@ -557,7 +576,7 @@ class KernelBuilder {
 }  // namespace
 
 std::optional<Artifact> generate(const ir::Megakernel& kernel, const Options& options, DiagnosticEngine& diags) {
-  auto target = makeNvptxTarget(options.arch);
+  auto target = isAmdgpuArch(options.arch) ? makeAmdgpuTarget(options.arch) : makeNvptxTarget(options.arch);
   if (!target) {
     std::string known;
     for (const auto& a : archNames()) known += (known.empty() ? "" : ", ") + a;

@@ -1,8 +1,13 @@
 // What the generic lowering asks of a GPU target. Everything target-specific (special registers,
 // barriers, atomics with scopes, async copies, fast math) is behind this interface, so the
 // kernel skeleton (kernel.cpp) and the tile lowering (tile.cpp) are shared by every backend.
+//
+// Lanes: the generic code works in 32-lane groups (a "warp" of tile.cpp: `tid % 32`, butterflies
+// with xor masks 1..16), whatever warpSize() is. A wave64 target exchanges values within each
+// 32-lane half of its wave, which is what an xor mask below 32 asks for.
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -22,9 +27,16 @@ class Target {
   virtual std::string triple() const = 0;
   virtual std::string cpu() const = 0;       // sm_90a, ...
   virtual std::string features() const = 0;  // +ptx80, ...
+  // How the assembly declares a kernel entry (".entry"), to check that there is exactly one.
+  virtual std::string kernelDirective() const = 0;
+  // Whether LLVM's ELF object is part of the output (AMDGPU: linked into the code object);
+  // otherwise the assembly is (PTX, which ptxas or the driver assembles).
+  virtual bool emitsObject() const { return false; }
   virtual int warpSize() const = 0;
   virtual unsigned globalSpace() const = 0;
   virtual unsigned sharedSpace() const = 0;
+  // The most shared memory (LDS) one block can have, whatever the target description says.
+  virtual int64_t maxSharedPerBlock() const { return std::numeric_limits<int64_t>::max(); }
 
   // Marks `f` as the kernel entry launched with `threads` threads per block.
   virtual void markKernel(llvm::Function* f, int threads) const = 0;
@@ -37,12 +49,18 @@ class Target {
   virtual llvm::Value* globalTimerNs(Builder& b) const = 0;  // i64
   virtual void sleep(Builder& b, int ns) const = 0;
 
-  // Barrier `id` among the first `threads` threads of the block (the compute threads).
+  // Barrier `id` among the first `threads` threads of the block (the compute threads). Every
+  // barrier also orders the calling threads' earlier memory accesses before their later ones.
   virtual void barrier(Builder& b, int id, int threads) const = 0;
+  // The barrier that ends a task, before one thread signals its counters with a device-scope
+  // release: as barrier(b, 1, threads), and that release then covers every thread's earlier
+  // stores (bar.sync gives this on NVPTX).
+  virtual void releaseBarrier(Builder& b, int threads) const { barrier(b, 1, threads); }
   // The lanes of the calling warp meet; their earlier shared-memory accesses are ordered before
   // what any of them does next.
   virtual void warpSync(Builder& b) const = 0;
-  // Butterfly shuffle within a warp (all lanes active): the value of lane (lane ^ mask).
+  // Butterfly shuffle within a warp (all lanes active): the value of lane (lane ^ mask), with
+  // 0 < mask < 32.
   virtual llvm::Value* shuffleXor(Builder& b, llvm::Value* v, int mask) const = 0;
 
   // Device-scope acquire load and release add of a u32 in global memory.
@@ -61,31 +79,45 @@ class Target {
   virtual llvm::Value* floatToInt(Builder& b, llvm::Value* x) const = 0;
 
   // --- The weight ring: async copies from global memory into shared memory, completing on
-  // mbarriers. `bulkCopy` targets copy whole rows in one instruction from one lane; the others
-  // copy 16 bytes per lane and instruction.
-  virtual bool bulkCopy() const = 0;
+  // mbarriers, filled by a loader warp. A target without them (the default) runs every kernel
+  // without the ring: the compute threads load weights from global memory, and none of the
+  // operations below is ever called. `bulkCopy` targets copy whole rows in one instruction from
+  // one lane; the others copy 16 bytes per lane and instruction.
+  virtual bool asyncWeightRing() const { return false; }
+  virtual bool bulkCopy() const { return false; }
   // Whether the loader warp is launched beside the block's compute threads (true) or taken from
   // them (false): a block of 17 warps leaves each thread fewer registers.
-  virtual bool loaderWarpOnTop() const = 0;
-  virtual void mbarrierInit(Builder& b, llvm::Value* bar, int count) const = 0;
-  virtual void mbarrierInitFence(Builder& b) const = 0;
-  virtual void mbarrierArrive(Builder& b, llvm::Value* bar) const = 0;
-  virtual void mbarrierArriveExpectTx(Builder& b, llvm::Value* bar, llvm::Value* bytes) const = 0;
+  virtual bool loaderWarpOnTop() const { return false; }
+  virtual void mbarrierInit(Builder&, llvm::Value* /*bar*/, int /*count*/) const { noRing(); }
+  virtual void mbarrierInitFence(Builder&) const { noRing(); }
+  virtual void mbarrierArrive(Builder&, llvm::Value* /*bar*/) const { noRing(); }
+  virtual void mbarrierArriveExpectTx(Builder&, llvm::Value* /*bar*/, llvm::Value* /*bytes*/) const { noRing(); }
   // One non-blocking attempt: i1 true when the phase with parity `parity` has completed.
-  virtual llvm::Value* mbarrierTryWait(Builder& b, llvm::Value* bar, llvm::Value* parity) const = 0;
+  virtual llvm::Value* mbarrierTryWait(Builder&, llvm::Value* /*bar*/, llvm::Value* /*parity*/) const { noRing(); }
   // bulkCopy targets: copy `bytes` (a multiple of 16) from global `src` to shared `dst`,
   // completing `bytes` transactions on `bar`.
-  virtual void copyBulk(Builder& b, llvm::Value* dst, llvm::Value* src, llvm::Value* bytes, llvm::Value* bar) const = 0;
+  virtual void copyBulk(Builder&, llvm::Value* /*dst*/, llvm::Value* /*src*/, llvm::Value* /*bytes*/,
+                        llvm::Value* /*bar*/) const { noRing(); }
   // Other targets: copy 16 bytes; then each lane arrives on `bar` once its copies are done.
-  virtual void copy16(Builder& b, llvm::Value* dst, llvm::Value* src) const = 0;
-  virtual void copyArriveOnComplete(Builder& b, llvm::Value* bar) const = 0;
+  virtual void copy16(Builder&, llvm::Value* /*dst*/, llvm::Value* /*src*/) const { noRing(); }
+  virtual void copyArriveOnComplete(Builder&, llvm::Value* /*bar*/) const { noRing(); }
 
   // --- Prefetching (hints: a target without them does nothing).
   // Brings the cache line at global `ptr` towards the SM (for a table read soon).
   virtual void prefetchLine(Builder&, llvm::Value* /*ptr*/) const {}
+
+ protected:
+  // The ring used on a target without one: a compiler bug, reported as LLVM's fatal error.
+  [[noreturn]] void noRing() const;
 };
+
+// x - k * 2 pi with k = rint(x / 2 pi), in [-pi, pi]: 2 pi in three parts, so that k * 2 pi is
+// exact for the rotary angles (|x| up to ~1e5). For sin/cos instructions accurate near 0 only.
+llvm::Value* reduceByTwoPi(Builder& b, llvm::Value* x);
 
 // NVPTX: sm_90a, sm_90, sm_80. Null for an unknown architecture.
 std::unique_ptr<Target> makeNvptxTarget(const std::string& arch);
+// AMDGPU (amdgcn-amd-amdhsa): gfx942, gfx90a. Null for an unknown architecture.
+std::unique_ptr<Target> makeAmdgpuTarget(const std::string& arch);
 
 }  // namespace mk::backend

@@ -1042,6 +1042,11 @@ class TileGen {
     if (!isFloat(t.dtype) || m->dtype != t.dtype) return r;
     if (auto it = ring_.find(m); it != ring_.end())
       return {it->second, t.dtype, K, t.dtype != DType::F32 ? K % 8 == 0 : K % 4 == 0};
+    // One whole tile of a tiled(R, C) layout, read from global memory (no ring): R contiguous
+    // rows of C = K elements from a 16-byte aligned start.
+    if (wholeTileBytes(*m, t, statics_) > 0)
+      return {at(t.dtype, args_.params[size_t(m->index)], physOffset(t, starts(m->region))), t.dtype, K,
+              (K * dtypeBytes(t.dtype)) % 16 == 0};
     std::vector<int64_t> st = affineStrides(t);
     if (st.size() != m->region.size()) return r;
     // The two dims of length > 0: rows, then the contiguous last dim of the tensor.

@@ -13,6 +13,7 @@ namespace mk {
 MK_DIAGNOSTIC(CannotRead, Error, "cannot read '{0}': {1}", std::string, std::string);
 MK_DIAGNOSTIC(UnknownGpu, Error, "unknown GPU '{0}'; known: {1}", std::string, std::string);
 MK_DIAGNOSTIC(UnsupportedArch, Error, "{0}", std::string);
+MK_DIAGNOSTIC(GpuArchMismatch, Error, "{0}", std::string);
 
 namespace {
 
@@ -30,6 +31,21 @@ std::string readError(const std::string& path) {
   return "not a regular file";
 }
 
+// Whether a GPU of architecture `gpuArch` runs code built for `arch`: an AMDGPU code object only
+// its own ISA; PTX any NVIDIA GPU (the driver refuses what does not fit at load time).
+bool runs(const std::string& gpuArch, const std::string& arch) {
+  return backend::isAmdgpuArch(arch) ? gpuArch == arch : !backend::isAmdgpuArch(gpuArch);
+}
+
+// The GPU description the options name: --gpu, else the GPU of an AMDGPU arch, else h200.
+std::string gpuName(const CompileOptions& options) {
+  if (!options.gpu.empty()) return options.gpu;
+  if (backend::isAmdgpuArch(options.arch))
+    for (const auto& name : ir::targetNames())
+      if (ir::findTarget(name)->arch == options.arch) return name;
+  return "h200";
+}
+
 }  // namespace
 
 std::optional<FileId> loadFile(SourceManager& sources, DiagnosticEngine& diags, const std::string& path) {
@@ -38,10 +54,19 @@ std::optional<FileId> loadFile(SourceManager& sources, DiagnosticEngine& diags, 
   return id;
 }
 
-std::optional<ir::TargetDesc> resolveTarget(DiagnosticEngine& diags, const CompileOptions& options) {
-  auto target = ir::findTarget(options.gpu);
+std::optional<ir::TargetDesc> resolveTarget(const CompileOptions& options, std::string& why) {
+  const std::string gpu = gpuName(options);
+  auto target = ir::findTarget(gpu);
   if (!target) {
-    diags.emit(SourceRange{}, UnknownGpu, options.gpu, join(ir::targetNames()));
+    why = fmt::format(fmt::runtime(UnknownGpu.format), gpu, join(ir::targetNames()));
+    return std::nullopt;
+  }
+  if (!options.arch.empty() && !runs(target->arch, options.arch)) {
+    std::vector<std::string> fit;
+    for (const auto& name : ir::targetNames())
+      if (runs(ir::findTarget(name)->arch, options.arch)) fit.push_back(name);
+    why = "GPU '" + gpu + "' (" + target->arch + ") cannot run " + options.arch + " code; " + options.arch +
+          " code runs on " + join(fit);
     return std::nullopt;
   }
   if (options.sms) target->sms = *options.sms;
@@ -51,14 +76,19 @@ std::optional<ir::TargetDesc> resolveTarget(DiagnosticEngine& diags, const Compi
   return target;
 }
 
+std::optional<ir::TargetDesc> resolveTarget(DiagnosticEngine& diags, const CompileOptions& options) {
+  std::string why;
+  auto target = resolveTarget(options, why);
+  if (target) return target;
+  const std::string gpu = gpuName(options);
+  if (!ir::findTarget(gpu)) diags.emit(SourceRange{}, UnknownGpu, gpu, join(ir::targetNames()));
+  else diags.emit(SourceRange{}, GpuArchMismatch, why);
+  return std::nullopt;
+}
+
 std::optional<std::string> archError(const std::string& arch) {
   if (backend::isKnownArch(arch)) return std::nullopt;
-  std::string known = join(backend::archNames());
-  // AMD architectures are valid targets of the language, just not of this build (issue 8).
-  if (arch.rfind("gfx", 0) == 0)
-    return "target architecture '" + arch + "' needs the AMDGPU backend, which is not available yet; "
-           "the NVPTX backend emits " + known;
-  return "unknown target architecture '" + arch + "'; known: " + known;
+  return "unknown target architecture '" + arch + "'; known: " + join(backend::archNames());
 }
 
 std::optional<ir::Graph> elaborate(SourceManager& sources, DiagnosticEngine& diags, FileId root,

@@ -1,6 +1,6 @@
 // The compiler as a library: .mk source -> checked program -> graph IR -> verified megakernel IR
-// -> LLVM IR and PTX (backend/), plus the metadata sidecar. `mkdsl` is a thin client of this; a
-// host program can do the same in-process.
+// -> LLVM IR and PTX or an AMDGPU object (backend/), plus the metadata sidecar. `mkdsl` is a thin
+// client of this; a host program can do the same in-process.
 #pragma once
 
 #include <optional>
@@ -17,7 +17,9 @@ namespace mk {
 
 struct CompileOptions {
   CheckOptions check;
-  std::string gpu = "h200";          // an ir::findTarget name
+  // An ir::findTarget name. Empty: for an AMDGPU `arch` the GPU of that ISA (gfx942: mi300x,
+  // gfx90a: mi250x), else h200.
+  std::string gpu;
   std::optional<int> sms, smem, warp;  // override the target's SM count, smem per block, warp size
   // The code architecture (sm_90a, ...); empty: the target's TargetDesc::arch. It also replaces
   // the arch in the scheduled kernel's TargetDesc, so the schedule printout shows what is built.
@@ -35,12 +37,15 @@ struct CompileOutput {
 // Reads a file into `sources`; reports E0901 (cannot read) and gives nullopt when it cannot.
 std::optional<FileId> loadFile(SourceManager& sources, DiagnosticEngine& diags, const std::string& path);
 
-// The target the options describe (gpu, overrides and arch), or nullopt with a diagnostic for an
-// unknown gpu.
+// The target the options describe (gpu, overrides and arch), or nullopt with `why` set: an
+// unknown gpu, or a gpu that cannot run code of `arch` (an AMDGPU code object runs only on its own
+// ISA; PTX only on NVIDIA GPUs).
+std::optional<ir::TargetDesc> resolveTarget(const CompileOptions& options, std::string& why);
+// The same, reporting the problem as a diagnostic.
 std::optional<ir::TargetDesc> resolveTarget(DiagnosticEngine& diags, const CompileOptions& options);
 
-// Why no code can be generated for `arch` (an unknown name, or the AMDGPU backend, which does
-// not exist yet), naming the architectures that work; nullopt when it can.
+// Why no code can be generated for `arch` (an unknown name), naming the architectures that work;
+// nullopt when it can.
 std::optional<std::string> archError(const std::string& arch);
 
 // Check and elaborate: the graph of the program's step (the config from options.check).

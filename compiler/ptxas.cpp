@@ -1,52 +1,12 @@
 #include "compiler/ptxas.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <csignal>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
-extern char** environ;
+#include "compiler/tool.h"
 
 namespace mk::ptxas {
 namespace {
-
-bool isExecutable(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
-}
-
-// Removes the temporary folder and what run() put in it, however run() returns.
-struct TempDir {
-  std::string path;
-  std::vector<std::string> files;
-  ~TempDir() {
-    if (path.empty()) return;
-    for (const auto& f : files) unlink(f.c_str());
-    rmdir(path.c_str());
-  }
-};
-
-bool writeFile(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << data;
-  return static_cast<bool>(out.flush());
-}
-
-std::optional<std::string> readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The integer before `what` in `text` ("624 bytes stack frame" -> 624), or nullopt.
 std::optional<int64_t> numberBefore(const std::string& text, const std::string& what) {
@@ -74,99 +34,25 @@ std::optional<std::string> quotedAfter(const std::string& line, const std::strin
 }  // namespace
 
 std::optional<std::string> find(std::string* why) {
-  if (const char* env = std::getenv("MKDSL_PTXAS"); env && *env) {
-    // An explicit choice is never second-guessed by a search: a typo should fail, not fall back.
-    if (isExecutable(env)) return std::string(env);
-    if (why) *why = "$MKDSL_PTXAS is '" + std::string(env) + "', which is not an executable file";
-    return std::nullopt;
-  }
-  if (const char* path = std::getenv("PATH")) {
-    std::string dirs = path;
-    size_t at = 0;
-    while (at <= dirs.size()) {
-      size_t colon = dirs.find(':', at);
-      std::string dir = dirs.substr(at, colon == std::string::npos ? std::string::npos : colon - at);
-      std::string candidate = (dir.empty() ? "." : dir) + "/ptxas";
-      if (isExecutable(candidate)) return candidate;
-      if (colon == std::string::npos) break;
-      at = colon + 1;
-    }
-  }
-  const std::string fallback = "/usr/local/cuda/bin/ptxas";
-  if (isExecutable(fallback)) return fallback;
-  if (why) *why = "no ptxas on PATH or at " + fallback + " (install the CUDA toolkit, or set $MKDSL_PTXAS to its path)";
-  return std::nullopt;
+  return tool::find("MKDSL_PTXAS", {"ptxas"}, {"/usr/local/cuda/bin/ptxas"},
+                    "install the CUDA toolkit, or set $MKDSL_PTXAS to its path", why);
 }
 
 Result run(const std::string& ptxasPath, const std::string& ptx, const Options& options) {
   Result r;
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/mkdsl-ptxas-XXXXXX";
-  std::vector<char> buf(pattern.begin(), pattern.end());
-  buf.push_back('\0');
-  TempDir dir;
-  if (!mkdtemp(buf.data())) {
-    r.error = "cannot create a temporary folder from " + pattern + ": " + std::strerror(errno);
-    return r;
-  }
-  dir.path = buf.data();
-  std::string input = dir.path + "/kernel.ptx", output = dir.path + "/kernel.cubin";
-  dir.files = {input, output};
-  if (!writeFile(input, ptx)) {
+  tool::TempDir dir;
+  if (!dir.create("mkdsl-ptxas", r.error)) return r;
+  std::string input = dir.file("kernel.ptx"), output = dir.file("kernel.cubin");
+  if (!tool::writeFile(input, ptx)) {
     r.error = "cannot write " + input;
     return r;
   }
-
   std::vector<std::string> args = {ptxasPath, "-arch=" + options.arch};
   if (options.verbose) args.push_back("-v");
   args.insert(args.end(), {input, "-o", output});
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    r.error = std::string("pipe: ") + std::strerror(errno);
-    return r;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-  pid_t pid = 0;
-  int err = posix_spawn(&pid, ptxasPath.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (err != 0) {
-    close(fds[0]);
-    r.error = "cannot run " + ptxasPath + ": " + std::strerror(err);
-    return r;
-  }
-  char chunk[4096];
-  for (;;) {
-    ssize_t n = read(fds[0], chunk, sizeof chunk);
-    if (n > 0) r.log.append(chunk, static_cast<size_t>(n));
-    else if (n == 0 || errno != EINTR) break;
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  // ptxas ends its fatal messages without a newline.
-  if (!r.log.empty() && r.log.back() != '\n') r.log += '\n';
-
-  if (WIFSIGNALED(status)) {
-    r.error = ptxasPath + " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-              strsignal(WTERMSIG(status)) + ")\n" + r.log;
-    return r;
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    r.error = ptxasPath + " exited with status " + std::to_string(WEXITSTATUS(status)) + "\n" + r.log;
-    return r;
-  }
+  if (!tool::run(args, r.log, r.error)) return r;
   if (options.keepCubin) {
-    auto cubin = readFile(output);
+    auto cubin = tool::readFile(output);
     if (!cubin) {
       r.error = ptxasPath + " succeeded but wrote no cubin\n" + r.log;
       return r;

@@ -107,13 +107,16 @@ int64_t Region::elements() const {
 
 namespace {
 const std::vector<TargetDesc>& targets() {
-  // SM counts and shared memory per block (opt-in maximum) of the shipping parts; bandwidth is
-  // the datasheet figure, used only to weigh costs.
+  // SM (CU) counts and shared memory (LDS) per block (opt-in maximum) of the shipping parts;
+  // bandwidth is the datasheet figure, used only to weigh costs.
   static const std::vector<TargetDesc> kTargets = {
       {"h200", "sm_90a", 132, 227 * 1024, 32, 512, 4.8e12},
       {"h100", "sm_90a", 132, 227 * 1024, 32, 512, 3.35e12},
       {"a100", "sm_80", 108, 163 * 1024, 32, 512, 2.0e12},
       {"mi300x", "gfx942", 304, 64 * 1024, 64, 512, 5.3e12},
+      // One GCD of an MI250X: the package's two dies (110 CUs and 1.6 TB/s each) are two devices
+      // to HIP, and a kernel runs on one.
+      {"mi250x", "gfx90a", 110, 64 * 1024, 64, 512, 1.6e12},
   };
   return kTargets;
 }

@@ -8,8 +8,8 @@
 namespace mk::ir {
 
 struct TargetDesc {
-  std::string name;          // h200, h100, a100, mi300x
-  std::string arch;          // sm_90a, sm_80, gfx942
+  std::string name;          // h200, h100, a100, mi300x, mi250x
+  std::string arch;          // sm_90a, sm_80, gfx942, gfx90a
   int sms = 132;             // persistent blocks: one per SM / CU
   int smemPerBlock = 227 * 1024;
   int warpSize = 32;

@@ -180,6 +180,11 @@ void open(mkrt_model& m, std::string image, const KernelMetadata& metadata, int 
   m.meta = metadata;
   const KernelMetadata& md = m.meta;
   if (image.empty()) failWith(MKRT_ERR_FILE, m.ptxPath + (m.fromMemory ? " is empty" : ": the file is empty"));
+  // mkdsl build --target gfx942 (or gfx90a) writes the same sidecar beside an AMDGPU code object.
+  if (md.arch.rfind("gfx", 0) == 0)
+    failWith(MKRT_ERR_FILE, m.metaPath + " describes a kernel for " + md.arch +
+                                " (AMDGPU); mkrt runs NVPTX kernels through the CUDA driver: load the code object "
+                                "from a HIP host (runtime/README.md)");
   const bool cubin = image.compare(0, 4, "\x7f" "ELF") == 0;
   if (!cubin) {
     if (!ptxHasEntry(image, md.entry))

@@ -69,7 +69,7 @@ typedef struct mkrt_tensor_info {
  * failure with the reason in `err` (truncated to errlen - 1 bytes; err may be NULL). */
 mkrt_model* mkrt_open(const char* ptx_path, const char* metadata_path, int device, char* err, size_t errlen);
 /* The same from memory: the PTX text (or cubin) and the metadata JSON as a compiler hands them
- * over (mk::compile's artifact.ptx and metadataJson), without temporary files. Neither needs a
+ * over (mk::compile's artifact.assembly and metadataJson), without temporary files. Neither needs a
  * terminating NUL; messages call them "the in-memory PTX" and "the in-memory metadata". */
 mkrt_model* mkrt_open_data(const char* ptx, size_t ptx_len, const char* metadata_json, size_t meta_len, int device,
                            char* err, size_t errlen);

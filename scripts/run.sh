@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up and run the main job: scripts/setup.sh (packages + build), then the compiler on the
-# flagship example (check, verified schedule, PTX and, when ptxas is installed, a cubin) and a
-# decode of the tiny model on the CPU interpreter.
+# flagship example (check, verified schedule, PTX and, when ptxas is installed, a cubin; an AMDGPU
+# code object for an MI300X) and a decode of the tiny model on the CPU interpreter.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -52,6 +52,14 @@ else
   echo "== ptxas not found (set MKDSL_PTXAS or install the CUDA toolkit): not assembling build/llama.ptx"
   summary+=("cubin: skipped, no ptxas")
 fi
+
+# The same model for an MI300X: a gfx942 code object linked by ld.lld (lld-19, a setup.sh
+# package), with its registers, LDS and scratch from the code object metadata (-v).
+echo "== mkdsl build $MODEL --target gfx942 -o build/llama-gfx942.hsaco -v (Llama-3.2-1B for an MI300X)"
+"$MKDSL" build "$MODEL" --target gfx942 -o build/llama-gfx942.hsaco -v 2>build/llama-gfx942.hsaco.log ||
+  { cat build/llama-gfx942.hsaco.log >&2; echo "run: no code object for gfx942" >&2; exit 1; }
+cat build/llama-gfx942.hsaco.log
+summary+=("code object: build/llama-gfx942.hsaco ($(wc -c <build/llama-gfx942.hsaco) bytes; $(sed -n 's/^gfx942: //p' build/llama-gfx942.hsaco.log))")
 
 # ---- Later: the decode on the GPU runtime.
 

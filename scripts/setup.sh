@@ -13,8 +13,9 @@ PACKAGES=(
   antlr4 libantlr4-runtime-dev   # parser generator (4.7.2 tool) and C++ runtime (4.9)
   libfmt-dev doctest-dev
   clang-19 libclang-rt-19-dev     # sanitizer and libFuzzer builds (scripts/test.sh)
-  llvm-19-dev llvm-19-tools       # the backend (libLLVM, NVPTX) and FileCheck for its tests
-  lld-19                          # ld.lld, for the AMDGPU backend to come (issue 8)
+  llvm-19-dev llvm-19-tools       # the backend (libLLVM: NVPTX, AMDGPU) and FileCheck for its tests
+  llvm-19                         # llvm-readelf, llvm-objdump, llvm-mc for the AMDGPU code object tests
+  lld-19                          # ld.lld links the AMDGPU code objects (.hsaco)
   neovim                          # a real LSP client for tests/editors (0.7.2 on Debian 12)
 )
 

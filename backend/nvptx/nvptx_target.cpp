@@ -23,6 +23,7 @@ class NvptxTarget final : public Target {
   std::string cpu() const override { return arch_; }
   // PTX ISA 8.0 is the first with sm_90a, mbarrier expect_tx and cp.async.bulk.
   std::string features() const override { return "+ptx80"; }
+  std::string kernelDirective() const override { return ".entry"; }
   int warpSize() const override { return 32; }
   unsigned globalSpace() const override { return 1; }
   unsigned sharedSpace() const override { return 3; }
@@ -103,16 +104,8 @@ class NvptxTarget final : public Target {
       case ir::UnaryOp::Sqrt: return fop(b, "sqrt.rn.f32", x);
       case ir::UnaryOp::Rsqrt: return fop(b, "rsqrt.approx.f32", x);
       case ir::UnaryOp::Sin:
-      case ir::UnaryOp::Cos: {
-        // sin.approx/cos.approx are accurate on [-pi, pi]: reduce by 2*pi first, with 2*pi split
-        // in three parts so that k * 2*pi is exact for the rotary angles (|x| up to ~1e5).
-        auto* f32 = b.getFloatTy();
-        Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::rint, b.CreateFMul(x, llvm::ConstantFP::get(f32, 0.15915494309189535)));
-        Value* r = x;
-        for (double part : {6.28125, 0.0019353071693331003, 1.0253131677018246e-11})
-          r = b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {b.CreateFNeg(k), llvm::ConstantFP::get(f32, part), r});
-        return fop(b, op == ir::UnaryOp::Sin ? "sin.approx.f32" : "cos.approx.f32", r);
-      }
+      case ir::UnaryOp::Cos:  // sin.approx/cos.approx are accurate on [-pi, pi]
+        return fop(b, op == ir::UnaryOp::Sin ? "sin.approx.f32" : "cos.approx.f32", reduceByTwoPi(b, x));
       default: return nullptr;  // the generic lowering composes the rest from exp
     }
   }
@@ -120,6 +113,7 @@ class NvptxTarget final : public Target {
     return asmCall(b, b.getInt32Ty(), {x}, "cvt.rzi.s32.f32 $0, $1;", "=r,f", false);
   }
 
+  bool asyncWeightRing() const override { return true; }
   bool bulkCopy() const override { return hopper(); }
   // 17 warps leave 96 registers a thread: enough for the Hopper kernels (88 for Llama-3.2-1B),
   // not for sm_80's, which spill there; sm_80 keeps 16 warps, one of them the loader.

@@ -63,28 +63,13 @@ else
   echo "ptxas: $ptxas ($("$ptxas" --version 2>/dev/null | tail -n1))"
 fi
 
-# The configs a file declares, in order (`config NAME {` or `config NAME : BASE {` at line start).
-configs_of() { sed -nE 's/^config[[:space:]]+([A-Za-z_][A-Za-z0-9_]*).*/\1/p' "$1"; }
-
-if ((${#programs[@]} == 0)); then
-  for f in "$root"/examples/*.mk; do
-    for c in $(configs_of "$f"); do programs+=("$f:$c"); done
-  done
-  for f in "$here"/ops/*.mk; do programs+=("$f"); done
-fi
+source "$here/common.sh"
+((${#programs[@]})) || mapfile -t programs < <(default_programs)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mk_targets.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0 ptxas_skipped=0
 failures=()
-
-fail() {  # fail WHAT LINES...
-  failed=$((failed + 1))
-  failures+=("$1")
-  echo "FAIL $1"
-  shift
-  printf '%s\n' "$@" | head -n 40 | sed 's/^/  | /'
-}
 
 for prog in "${programs[@]}"; do
   file=${prog%%:*} config=""
@@ -173,11 +158,7 @@ for prog in "${programs[@]}"; do
   done
 done
 
-if ((${#failures[@]})); then
-  echo
-  echo "failed:"
-  printf '  %s\n' "${failures[@]}"
-fi
+print_failures
 ((ptxas_skipped)) && echo "$ptxas_skipped ptxas runs skipped"
 echo "$passed passed, $failed failed"
 ((failed == 0)) || exit 1

@@ -85,10 +85,18 @@ expect_error "unknown --target sm_75" "sm_75.*(sm_90a|sm_80)|(sm_90a|sm_80).*sm_
   "${common[@]}" --emit=ptx --target sm_75 -o "$tmp/t75.ptx"
 expect_error "unknown --target=sm_75 (= form), to stdout" "sm_75" "" -- \
   "${common[@]}" --emit=ptx --target=sm_75
-expect_error "--target gfx942 (no AMDGPU backend)" "gfx942" "$tmp/gfx.ptx" -- \
-  "${common[@]}" --emit=ptx --target gfx942 -o "$tmp/gfx.ptx"
-expect_error "--gpu mi300x with --emit=ptx (gfx942 needs AMDGPU)" "gfx942|AMDGPU|mi300x" "$tmp/mi.ptx" -- \
-  "${common[@]}" --emit=ptx --gpu mi300x -o "$tmp/mi.ptx"
+expect_error "--target gfx942 with --emit=ptx (PTX is NVPTX output)" "--emit=ptx is NVPTX output.*gfx942 is AMDGPU" \
+  "$tmp/gfx.ptx" -- "${common[@]}" --emit=ptx --target gfx942 -o "$tmp/gfx.ptx"
+expect_error "--gpu mi300x with -o x.ptx" "-o .*mi\.ptx is NVPTX output.*gfx942 is AMDGPU" "$tmp/mi.ptx" -- \
+  "${common[@]}" --gpu mi300x -o "$tmp/mi.ptx"
+expect_error "--target sm_90a with -o x.hsaco" "hsaco is AMDGPU output.*sm_90a is NVPTX" "$tmp/nv.hsaco" -- \
+  "${common[@]}" --target sm_90a -o "$tmp/nv.hsaco"
+expect_error "--gpu h200 --target gfx942" "GPU 'h200' \(sm_90a\) cannot run gfx942 code; gfx942 code runs on mi300x" \
+  "$tmp/h.hsaco" -- "${common[@]}" --gpu h200 --target gfx942 -o "$tmp/h.hsaco"
+expect_error "--gpu mi250x --target gfx942 (another ISA)" "GPU 'mi250x' \(gfx90a\) cannot run gfx942 code" \
+  "$tmp/isa.hsaco" -- "${common[@]}" --gpu mi250x --target gfx942 -o "$tmp/isa.hsaco"
+expect_error "--gpu mi300x --target sm_90a" "GPU 'mi300x' \(gfx942\) cannot run sm_90a code" "" -- \
+  "${common[@]}" --gpu mi300x --target sm_90a --emit=llvm
 expect_error "--target without a value" "target" "" -- "${common[@]}" --emit=ptx --target
 expect_error "--emit=bogus" "emit" "" -- "${common[@]}" --emit=bogus
 expect_error "--diagnostic-ablate with an unknown part" "weight-copies or weight-math" "" -- \
@@ -173,6 +181,15 @@ chmod +x "$tmp/failing-ptxas"
 MKDSL_PTXAS=$tmp/failing-ptxas MULTILINE_OK=1 expect_error "--emit=cubin when ptxas fails" "ptxas" "$tmp/f.cubin" -- \
   "${common[@]}" --emit=cubin -o "$tmp/f.cubin"
 
+# --- AMDGPU code objects -------------------------------------------------------------------------
+expect_error "--emit=hsaco without -o" "hsaco needs -o" "" -- "${common[@]}" --target gfx942 --emit=hsaco
+MKDSL_LLD=/nonexistent/ld.lld expect_error "--emit=hsaco without ld.lld" "needs ld\.lld: \\\$MKDSL_LLD is '/nonexistent/ld\.lld'" \
+  "$tmp/none.hsaco" -- "${common[@]}" --target gfx942 -o "$tmp/none.hsaco"
+printf '#!/bin/sh\necho "ld.lld: error: simulated failure" >&2\nexit 1\n' >"$tmp/failing-lld"
+chmod +x "$tmp/failing-lld"
+MKDSL_LLD=$tmp/failing-lld MULTILINE_OK=1 expect_error "--emit=hsaco when ld.lld fails" "ld\.lld failed" "$tmp/f.hsaco" -- \
+  "${common[@]}" --target gfx90a -o "$tmp/f.hsaco"
+
 # --- a program with errors writes nothing -------------------------------------------------------
 printf 'const a = x;\n' >"$tmp/bad.mk"
 out=$("$mkdsl" build --stdlib "$stdlib" "$tmp/bad.mk" --emit=ptx -o "$tmp/bad.ptx" 2>"$tmp/stderr")
@@ -193,6 +210,8 @@ SUBCOMMAND=run expect_error "run --trace-step without --trace" "--trace-step goe
   "${run_common[@]}" --device cuda --trace-step 2
 SUBCOMMAND=run expect_error "run --trace-step 0" "--trace-step needs a step number" "$tmp/zero.json" -- \
   "${run_common[@]}" --device cuda --trace "$tmp/zero.json" --trace-step 0
+SUBCOMMAND=run expect_error "run --device cuda with an AMDGPU target" "--device cuda runs NVPTX code.*gfx942 is AMDGPU" "" -- \
+  "${run_common[@]}" --device cuda --target gfx942
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run_codegen_tests.sh: the FileCheck-style code generation tests (ctest `codegen_filecheck`).
 #
-#   tests/codegen/run_codegen_tests.sh --mkdsl PATH --filecheck PATH --stdlib DIR [--ptxas PATH|none] [FILE...]
+#   tests/codegen/run_codegen_tests.sh --mkdsl PATH --filecheck PATH --stdlib DIR [--ptxas PATH|none]
+#                                      [--lld PATH|none] [FILE...]
 #
 # Without FILEs it runs every tests/codegen/*.mk (the folder of this script). Each test file is a
 # .mk program whose comment lines hold its commands and expectations, as in LLVM's lit:
@@ -16,11 +17,15 @@
 #   %s          the test file              %stdlib     the stdlib folder
 #   %ptxas      ptxas (see below)          %t          a scratch path unique to the file
 #   %S          the test file's folder     %root       the repository (parent of this folder)
+#   %readelf    llvm-readelf (LLVM 19)
 # A RUN line passes when it exits 0; a negative check is spelled with bash's `!` or `not`
 # (`! %mkdsl ... 2>&1 | %FileCheck ...` needs pipefail to see mkdsl's status, which is why it is on).
 # A file with `// REQUIRES: ptxas` is skipped (and counted as skipped) when no ptxas is found:
 # --ptxas PATH (`none`: behave as if there were none), else $MKDSL_PTXAS, else `ptxas` on PATH,
 # else /usr/local/cuda/bin/ptxas; the RUN lines see it as $MKDSL_PTXAS too (mkdsl's own lookup).
+# Likewise `// REQUIRES: lld` (AMDGPU code objects): ld.lld is --lld PATH (`none`: absent), else
+# $MKDSL_LLD, else ld.lld-19 or ld.lld on PATH, else /usr/bin/ld.lld-19 or
+# /usr/lib/llvm-19/bin/ld.lld, seen as $MKDSL_LLD; it also needs llvm-readelf for %readelf.
 # A file without RUN lines fails (a test that runs nothing cannot fail).
 #
 # Prints each failing RUN line with its output, then `N passed, N failed` (counting RUN lines;
@@ -30,7 +35,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-mkdsl="" filecheck="" stdlib="$root/stdlib" verbose=0 ptxas_opt=""
+mkdsl="" filecheck="" stdlib="$root/stdlib" verbose=0 ptxas_opt="" lld_opt=""
 files=()
 while (($#)); do
   case $1 in
@@ -38,8 +43,9 @@ while (($#)); do
     --filecheck) filecheck=$2; shift 2 ;;
     --stdlib) stdlib=$2; shift 2 ;;
     --ptxas) ptxas_opt=$2; shift 2 ;;
+    --lld) lld_opt=$2; shift 2 ;;
     -v|--verbose) verbose=1; shift ;;
-    -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "run_codegen_tests: unknown option '$1'" >&2; exit 2 ;;
     *) files+=("$1"); shift ;;
   esac
@@ -63,6 +69,10 @@ else
 fi
 # The compiler's --emit=cubin looks for ptxas the same way; keep the two in agreement.
 [[ -n $ptxas ]] && export MKDSL_PTXAS=$ptxas
+source "$here/common.sh"
+lld=$(find_lld "$lld_opt")
+[[ -n $lld ]] && export MKDSL_LLD=$lld
+readelf=$(llvm_tool llvm-readelf)
 
 if ((${#files[@]} == 0)); then
   shopt -s nullglob
@@ -89,11 +99,14 @@ for file in "${files[@]}"; do
     echo "FAIL $name: no such file"; failed=$((failed + 1)); failures+=("$name"); continue
   fi
   # Collect RUN lines (with continuations) and their line numbers.
-  runs=() lines=() cur="" curline=0 n=0 requires_ptxas=0
+  runs=() lines=() cur="" curline=0 n=0 requires_ptxas=0 requires_lld=0
   while IFS= read -r line || [[ -n $line ]]; do
     n=$((n + 1))
     if [[ $line =~ ^[[:space:]]*//[[:space:]]*REQUIRES:[[:space:]]*ptxas ]]; then
       requires_ptxas=1
+    fi
+    if [[ $line =~ ^[[:space:]]*//[[:space:]]*REQUIRES:[[:space:]]*lld ]]; then
+      requires_lld=1
     fi
     if [[ $line =~ ^[[:space:]]*//[[:space:]]*RUN:[[:space:]]?(.*)$ ]]; then
       text=${BASH_REMATCH[1]}
@@ -115,6 +128,11 @@ for file in "${files[@]}"; do
     skipped=$((skipped + ${#runs[@]}))
     continue
   fi
+  if ((requires_lld)) && [[ -z $lld || -z $readelf ]]; then
+    echo "SKIP $name: requires ld.lld and llvm-readelf (install lld-19 and llvm-19, or set MKDSL_LLD)"
+    skipped=$((skipped + ${#runs[@]}))
+    continue
+  fi
   base=$(basename "$file" .mk)
   dir=$scratch/$base
   mkdir -p "$dir"
@@ -125,6 +143,7 @@ for file in "${files[@]}"; do
     cmd=${cmd//%mkdsl/$mkdsl}
     cmd=${cmd//%FileCheck/$filecheck}
     cmd=${cmd//%ptxas/${ptxas:-ptxas-not-found}}
+    cmd=${cmd//%readelf/${readelf:-llvm-readelf-not-found}}
     cmd=${cmd//%root/$root}
     cmd=${cmd//%S/$(dirname "$file")}
     cmd=${cmd//%s/$file}
@@ -144,11 +163,7 @@ for file in "${files[@]}"; do
   done
 done
 
-if ((${#failures[@]})); then
-  echo
-  echo "failed:"
-  printf '  %s\n' "${failures[@]}"
-fi
-((skipped)) && echo "$skipped skipped (no ptxas)"
+print_failures
+((skipped)) && echo "$skipped skipped (a tool they require is missing)"
 echo "$passed passed, $failed failed"
 ((failed == 0))

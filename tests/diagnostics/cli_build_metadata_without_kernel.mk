@@ -2,5 +2,5 @@
 const a = 1;
 
 // CHECK:EXIT: 1
-// CHECK: mkdsl: error: --metadata goes with --emit=ptx, llvm or cubin
+// CHECK: mkdsl: error: --metadata goes with --emit=ptx, cubin, amdgcn, hsaco or llvm
 // CHECK: (run `mkdsl --help` for usage)

@@ -2,5 +2,5 @@
 const a = 1;
 
 // CHECK:EXIT: 1
-// CHECK: mkdsl: error: cannot tell the output format from the name 'out.txt': name it .ptx, .ll or .cubin, or give --emit
+// CHECK: mkdsl: error: cannot tell the output format from the name 'out.txt': name it .ptx, .cubin, .s, .hsaco or .ll, or give --emit
 // CHECK: (run `mkdsl --help` for usage)

@@ -1,7 +1,9 @@
-// The NVPTX backend (backend/): what it decides for small programs (the loader warp and its ring,
-// the launch shape) and what it refuses, through the compiler library.
+// The backends (backend/): what they decide for small programs (the loader warp and its ring, the
+// launch shape; on AMDGPU the ring-less kernel, scoped atomics and barriers) and what they refuse,
+// through the compiler library.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
 
 #include "compiler/compile.h"
@@ -51,6 +53,20 @@ step s(token: i32) -> (y: f32[256]) {
 }
 )";
 
+// One task whose f32 tile local has n elements: 4 n bytes of shared memory for its tiles.
+std::string wideProgram(int n) {
+  return R"(op wide<N>() -> y: f32[N]
+    tasks t in 1 {
+    var acc: f32[N];
+    store y[0 : +N] = acc;
+}
+
+step s() -> (y: f32[)" + std::to_string(n) + R"(]) {
+    return wide(N = )" + std::to_string(n) + R"();
+}
+)";
+}
+
 }  // namespace
 
 // The K loop of a streamed matvec is lowered as one unit (tile.cpp, fusedRowdotLoop): sums in
@@ -70,7 +86,7 @@ TEST_CASE("backend: a streamed matvec loop frees ring slots per warp and copies 
     REQUIRE_MESSAGE(out, diags);
     const int64_t tile = 16 * std::stoll(chunk) * 2;
     CHECK(out->artifact.launch.ringSlotBytes == tile);
-    CHECK(count(out->artifact.ptx, "bar.warp.sync") >= 1);
+    CHECK(count(out->artifact.assembly, "bar.warp.sync") >= 1);
     CHECK(out->artifact.llvmIR.find("cp.async.bulk") != std::string::npos);
     CHECK(out->artifact.llvmIR.find("i32 " + std::to_string(tile) + ", i64") != std::string::npos);
   }
@@ -93,7 +109,7 @@ TEST_CASE("backend: streamed weights get a loader warp and a ring of bulk copies
   CHECK(L.dynamicSmemBytes <= out->kernel.target.smemPerBlock);
   CHECK(L.dynamicSmemBytes >= L.ringSlots * L.ringSlotBytes);
   CHECK(L.syncCounters == int64_t(out->kernel.counters.size()));
-  const std::string& ptx = out->artifact.ptx;
+  const std::string& ptx = out->artifact.assembly;
   CHECK(count(ptx, ".entry") == 1);
   CHECK(ptx.find("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes") != std::string::npos);
   CHECK(ptx.find("mbarrier.arrive.expect_tx") != std::string::npos);
@@ -108,7 +124,7 @@ TEST_CASE("backend: sm_80 fills the ring with 16-byte cp.async completing on the
   std::string diags;
   auto out = compileSource("matvec.mk", kMatvec, options("sm_80"), &diags);
   REQUIRE_MESSAGE(out, diags);
-  const std::string& ptx = out->artifact.ptx;
+  const std::string& ptx = out->artifact.assembly;
   CHECK(out->artifact.launch.loaderWarp);
   CHECK(ptx.find(".target sm_80") != std::string::npos);
   CHECK(ptx.find("cp.async.cg.shared.global") != std::string::npos);
@@ -126,14 +142,32 @@ TEST_CASE("backend: without a streamable weight there is no loader warp") {
   CHECK_FALSE(L.loaderWarp);
   CHECK(L.blockSize == 512);
   CHECK(L.ringSlots == 0);
-  CHECK(out->artifact.ptx.find("mbarrier") == std::string::npos);
+  CHECK(out->artifact.assembly.find("mbarrier") == std::string::npos);
+}
+
+// A ring of fewer than two slots is not worth a loader warp: the kernel is rebuilt without it,
+// and the loads that would have streamed read global memory directly (no ring wait is left).
+TEST_CASE("backend: when the ring does not fit, the weights are loaded directly") {
+  CompileOptions o = options();
+  o.smem = 9000;  // the tiles fit, but not two 4 KiB slots after them
+  std::string diags;
+  auto out = compileSource("matvec.mk", kMatvec, o, &diags);
+  REQUIRE_MESSAGE(out, diags);
+  const backend::LaunchInfo& L = out->artifact.launch;
+  CHECK_FALSE(L.loaderWarp);
+  CHECK(L.ringSlots == 0);
+  CHECK(L.computeThreads == 512);
+  CHECK(L.dynamicSmemBytes <= 9000);
+  CHECK(out->artifact.assembly.find("mbarrier") == std::string::npos);
+  CHECK(out->artifact.assembly.find("cp.async") == std::string::npos);
+  CHECK(out->artifact.assembly.find("ld.global.v4.u32") != std::string::npos);
 }
 
 TEST_CASE("backend: waits are acquire loads bounded by the timer; signals are release adds after a barrier") {
   std::string diags;
   auto out = compileSource("matvec.mk", kMatvec, options(), &diags);
   REQUIRE_MESSAGE(out, diags);
-  const std::string& ptx = out->artifact.ptx;
+  const std::string& ptx = out->artifact.assembly;
   CHECK(ptx.find("ld.acquire.gpu.global.u32") != std::string::npos);
   CHECK(ptx.find("red.release.gpu.global.add.u32") != std::string::npos);
   CHECK(ptx.find("%globaltimer") != std::string::npos);
@@ -161,25 +195,107 @@ TEST_CASE("backend: an unknown architecture is an error naming the known ones") 
   o.arch = "sm_75";
   CHECK_FALSE(backend::generate(empty, o, diags));
   REQUIRE(diags.diagnostics().size() == 1);
-  CHECK(renderText(sm, diags.diagnostics()[0], false).find("unknown code architecture 'sm_75'; known: sm_90a, sm_90, sm_80") !=
-        std::string::npos);
+  CHECK(renderText(sm, diags.diagnostics()[0], false)
+            .find("unknown code architecture 'sm_75'; known: sm_90a, sm_90, sm_80, gfx942, gfx90a") != std::string::npos);
 }
 
 TEST_CASE("backend: a tile area larger than a block's shared memory is an error at the op") {
-  const char* source = R"(op wide<N>() -> y: f32[N]
-    tasks t in 1 {
-    var acc: f32[N];
-    store y[0 : +N] = acc;
-}
-
-step s() -> (y: f32[60000]) {
-    return wide(N = 60000);
-}
-)";
   std::string diags;
-  auto out = compileSource("wide.mk", source, options(), &diags);
+  auto out = compileSource("wide.mk", wideProgram(60000), options(), &diags);
   CHECK_FALSE(out);
   CHECK_MESSAGE(diags.find("wide.mk:1:1: error: 'wide<N=60000>' needs 241552 bytes of shared memory for its tiles; "
                            "a block of target 'h200' has 232448 [E0962]") != std::string::npos,
+                diags);
+}
+
+// AMDGPU (gfx942, gfx90a): the same kernel without the ring, native scoped atomics and barriers.
+namespace {
+// ELF header fields of a 64-bit little-endian object.
+unsigned u16(const std::string& elf, size_t at) { return uint8_t(elf[at]) | unsigned(uint8_t(elf[at + 1])) << 8; }
+unsigned u32(const std::string& elf, size_t at) { return u16(elf, at) | u16(elf, at + 2) << 16; }
+constexpr unsigned kEmAmdgpu = 224;
+constexpr unsigned kMachMask = 0xff;  // EF_AMDGPU_MACH
+constexpr unsigned kMachGfx90a = 0x3f, kMachGfx942 = 0x4c;
+}  // namespace
+
+// No mbarriers or async copies: the whole block computes, and the weight tiles the NVPTX
+// targets stream through the ring are read from global memory, 16 bytes per load.
+TEST_CASE("backend: AMDGPU: kernels run without the loader warp and read weights with 16-byte global loads") {
+  for (const std::string arch : {"gfx942", "gfx90a"}) {
+    std::string diags;
+    auto out = compileSource("matvec.mk", kMatvec, options(arch), &diags);
+    REQUIRE_MESSAGE(out, diags);
+    const backend::LaunchInfo& L = out->artifact.launch;
+    CHECK(L.arch == arch);
+    CHECK_FALSE(L.loaderWarp);
+    CHECK(L.blockSize == 512);
+    CHECK(L.computeThreads == 512);
+    CHECK(L.ringSlots == 0);
+    CHECK(L.ringSlotBytes == 0);
+    CHECK(L.dynamicSmemBytes <= 64 * 1024);
+    const std::string& ir = out->artifact.llvmIR;
+    CHECK(ir.find("target triple = \"amdgcn-amd-amdhsa\"") != std::string::npos);
+    CHECK(ir.find("load <4 x i32>, ptr addrspace(1)") != std::string::npos);
+    const std::string& s = out->artifact.assembly;
+    CHECK(s.find("global_load_dwordx4") != std::string::npos);
+    CHECK(s.find(".amdgcn_target \"amdgcn-amd-amdhsa--" + arch + "\"") != std::string::npos);
+    CHECK(count(s, ".amdhsa_kernel ") == 1);
+    CHECK(s.find(".amdhsa_kernel mk_step") != std::string::npos);
+    CHECK(ir.find("mbarrier") == std::string::npos);
+    // The relocatable object the code object is linked from, for this ISA.
+    const std::string& o = out->artifact.object;
+    REQUIRE(o.size() > 64);
+    CHECK(o.compare(0, 4, "\x7f" "ELF") == 0);
+    CHECK(u16(o, 16) == 1);  // ET_REL
+    CHECK(u16(o, 18) == kEmAmdgpu);
+    CHECK((u32(o, 48) & kMachMask) == (arch == "gfx942" ? kMachGfx942 : kMachGfx90a));
+  }
+  // NVPTX emits no object: ptxas or the driver assembles the PTX.
+  auto ptx = compileSource("matvec.mk", kMatvec, options("sm_90a"));
+  REQUIRE(ptx);
+  CHECK(ptx->artifact.object.empty());
+}
+
+TEST_CASE("backend: AMDGPU: waits and signals are agent-scope atomics; barriers are s_barrier between fences") {
+  std::string diags;
+  auto out = compileSource("matvec.mk", kMatvec, options("gfx942"), &diags);
+  REQUIRE_MESSAGE(out, diags);
+  const std::string& ir = out->artifact.llvmIR;
+  CHECK(ir.find("define amdgpu_kernel void @mk_step(") != std::string::npos);
+  CHECK(ir.find("\"amdgpu-flat-work-group-size\"=\"1,512\"") != std::string::npos);
+  // 8 waves over a CU's 4 SIMDs.
+  CHECK(ir.find("\"amdgpu-waves-per-eu\"=\"2,2\"") != std::string::npos);
+  CHECK(ir.find("load atomic i32, ptr addrspace(1) %sync syncscope(\"agent\") acquire") != std::string::npos);
+  CHECK(ir.find("atomicrmw add ptr addrspace(1) %sync, i32 1 syncscope(\"agent\") release") != std::string::npos);
+  CHECK(ir.find("cmpxchg ptr addrspace(1) %error, i32 0, i32 1 syncscope(\"agent\") monotonic monotonic") !=
+        std::string::npos);
+  CHECK(ir.find("fence syncscope(\"workgroup\") release\n  tail call void @llvm.amdgcn.s.barrier()\n"
+                "  fence syncscope(\"workgroup\") acquire") != std::string::npos);
+  // Before the signal every wave's stores complete at agent scope.
+  CHECK(ir.find("fence syncscope(\"agent\") release\n  tail call void @llvm.amdgcn.s.barrier()") != std::string::npos);
+  const std::string& s = out->artifact.assembly;
+  CHECK(s.find("s_barrier") != std::string::npos);
+  CHECK(s.find("buffer_inv sc1") != std::string::npos);  // the acquire
+  CHECK(s.find("buffer_wbl2 sc1") != std::string::npos);  // the release
+  CHECK(s.find("s_memrealtime") != std::string::npos);
+  CHECK(s.find("s_sleep 1") != std::string::npos);
+  // Butterflies within 32-lane halves: DPP for xor 1 and 2, ds_swizzle for 4..16.
+  CHECK(s.find("quad_perm:[1,0,3,2]") != std::string::npos);
+  CHECK(s.find("ds_swizzle_b32") != std::string::npos);
+  CHECK(s.find("offset:swizzle(SWAP,4)") != std::string::npos);
+}
+
+TEST_CASE("backend: AMDGPU: more LDS than a workgroup has is an error, not a crash") {
+  std::string diags;
+  CHECK_FALSE(compileSource("wide.mk", wideProgram(20000), options("gfx942"), &diags));
+  CHECK_MESSAGE(diags.find("wide.mk:1:1: error: 'wide<N=20000>' needs 81552 bytes of shared memory for its tiles; "
+                           "a block of target 'mi300x' has 65536 [E0962]") != std::string::npos,
+                diags);
+  // A description claiming more than the hardware's 64 KiB.
+  CompileOptions o = options("gfx90a");
+  o.smem = 100000;
+  CHECK_FALSE(compileSource("matvec.mk", kMatvec, o, &diags));
+  CHECK_MESSAGE(diags.find("target 'mi250x' cannot run this kernel: 100000 bytes of shared memory per block; gfx90a has "
+                           "at most 65536 [E0963]") != std::string::npos,
                 diags);
 }

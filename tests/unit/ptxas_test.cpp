@@ -7,6 +7,7 @@
 #include <string>
 
 #include "compiler/ptxas.h"
+#include "scoped_env.h"
 
 using namespace mk;
 
@@ -75,20 +76,6 @@ const char* kTinyPtx = R"(.version 7.0
 }
 )";
 
-// Sets an environment variable for one scope.
-struct ScopedEnv {
-  std::string name;
-  std::optional<std::string> old;
-  ScopedEnv(const char* n, const char* value) : name(n) {
-    if (const char* v = std::getenv(n)) old = v;
-    setenv(n, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old) setenv(name.c_str(), old->c_str(), 1);
-    else unsetenv(name.c_str());
-  }
-};
-
 }  // namespace
 
 TEST_CASE("ptxas: parse the -v report") {
@@ -127,7 +114,7 @@ TEST_CASE("ptxas: parse the -v report") {
 }
 
 TEST_CASE("ptxas: find honours $MKDSL_PTXAS") {
-  ScopedEnv env("MKDSL_PTXAS", "/nonexistent/ptxas");
+  testing::ScopedEnv env("MKDSL_PTXAS", "/nonexistent/ptxas");
   std::string why;
   CHECK_FALSE(ptxas::find(&why));
   CHECK(why.find("$MKDSL_PTXAS is '/nonexistent/ptxas'") != std::string::npos);

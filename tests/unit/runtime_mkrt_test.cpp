@@ -240,6 +240,12 @@ TEST_CASE("mkrt: file errors come first, before any driver") {
   write(dir / "sm80.ptx", ptx("", "sm_80"));
   CHECK(err(dir / "sm80.ptx", dir / "k.meta.json").find("is built for sm_80 but") != std::string::npos);
   CHECK(err(dir.path.string(), dir / "k.meta.json").find("not a regular file") != std::string::npos);
+  std::string amd = kMeta;
+  amd.replace(amd.find("\"sm_90a\""), 8, "\"gfx942\"");
+  write(dir / "amd.meta.json", amd);
+  write(dir / "amd.hsaco", "\x7f" "ELF an AMDGPU code object");
+  CHECK(err(dir / "amd.hsaco", dir / "amd.meta.json").find("amd.meta.json describes a kernel for gfx942 (AMDGPU)") !=
+        std::string::npos);
   auto o = openModel(dir / "k.ptx", dir / "k.meta.json");  // only now the driver
   CHECK(o->status == MKRT_ERR_DRIVER);
   // NULLs.
@@ -516,7 +522,7 @@ TEST_CASE("mkrt: the tiny Llama's real PTX and metadata on the fake driver") {
   auto out = mk::testing::compileTinyLlama(false, &diags);
   REQUIRE_MESSAGE(out, diags);
   TempDir dir;
-  write(dir / "tiny.ptx", out->artifact.ptx);
+  write(dir / "tiny.ptx", out->artifact.assembly);
   write(dir / "tiny.meta.json", out->metadataJson);
   Env env;
   env.set("MKRT_CUDA_LIBRARY", fakeDriver());
@@ -585,7 +591,7 @@ TEST_CASE("mkrt-run: the standalone runner on the fake driver, its errors, and i
   auto out = mk::testing::compileTinyLlama();
   REQUIRE(out);
   TempDir dir;
-  write(dir / "tiny.ptx", out->artifact.ptx);
+  write(dir / "tiny.ptx", out->artifact.assembly);
   write(dir / "tiny.meta.json", out->metadataJson);
   Env env;
   env.set("MKRT_CUDA_LIBRARY", fakeDriver());
@@ -710,7 +716,7 @@ rt::TensorData* tensorNamed(std::vector<rt::TensorData>& ts, const std::string& 
 TEST_CASE("mkrt: in-memory open, config values, input bounds and declarations (the tiny Llama, fake driver)") {
   REQUIRE(fs::exists(fakeDriver()));
   const mk::CompileOutput out = compileTiny();
-  const std::string& ptxText = out.artifact.ptx;
+  const std::string& ptxText = out.artifact.assembly;
   const std::string& meta = out.metadataJson;
   Env env;
   env.set("MKRT_CUDA_LIBRARY", fakeDriver());
@@ -849,7 +855,7 @@ TEST_CASE("mkrt: weight errors name the tensor, its safetensors name and the .mk
   TempDir dir;
   Env env;
   env.set("MKRT_CUDA_LIBRARY", fakeDriver());
-  mkrt::Model m = mkrt::Model::fromData(out.artifact.ptx, out.metadataJson);
+  mkrt::Model m = mkrt::Model::fromData(out.artifact.assembly, out.metadataJson);
   const std::string path = dir / "w.safetensors";
   auto load = [&](auto edit) {
     writeTinyCheckpoint(path, edit);
@@ -892,7 +898,7 @@ TEST_CASE("mkrt-run: every bad input is one clear error line and exit status 1")
   REQUIRE(fs::exists(fakeDriver()));
   const mk::CompileOutput out = compileTiny("tiny.mk");
   TempDir dir;
-  write(dir / "tiny.ptx", out.artifact.ptx);
+  write(dir / "tiny.ptx", out.artifact.assembly);
   write(dir / "tiny.meta.json", out.metadataJson);
   Env env;
   env.set("MKRT_CUDA_LIBRARY", fakeDriver());
@@ -1194,7 +1200,7 @@ TEST_CASE("mkrt: the tiny Llama built with --trace on the fake driver") {
   env.set("MKRT_CUDA_LIBRARY", fakeDriver());
   const FakeCudaStats before = fakeStats();
   {
-    mkrt::Model m = mkrt::Model::fromData(out->artifact.ptx, out->metadataJson);
+    mkrt::Model m = mkrt::Model::fromData(out->artifact.assembly, out->metadataJson);
     CHECK(m.traceRecords() == size_t(records));
     m.randomWeights(1);
     m.step({1, 0});
@@ -1218,11 +1224,11 @@ TEST_CASE("mkrt-run --trace: the Chrome trace of a step, its summary, and the er
   REQUIRE(fs::exists(fakeDriver()));
   TempDir dir;
   const mk::CompileOutput untraced = compileTiny();
-  write(dir / "u.ptx", untraced.artifact.ptx);
+  write(dir / "u.ptx", untraced.artifact.assembly);
   write(dir / "u.meta.json", untraced.metadataJson);
   auto out = mk::testing::compileTinyLlama(true);
   REQUIRE(out);
-  write(dir / "tiny.ptx", out->artifact.ptx);
+  write(dir / "tiny.ptx", out->artifact.assembly);
   write(dir / "tiny.meta.json", out->metadataJson);
   Env env;
   env.set("MKRT_CUDA_LIBRARY", fakeDriver());

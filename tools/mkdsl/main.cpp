@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/amdgpu.h"
 #include "compiler/compile.h"
 #include "compiler/ptxas.h"
 #include "frontend/format.h"
@@ -46,7 +47,8 @@ constexpr const char* kUsage = R"(mkdsl: compile .mk model descriptions into one
 
 Usage:
   mkdsl check [options] FILE...     parse and check programs; report every error found
-  mkdsl build [options] FILE        compile a program's step into one GPU megakernel (PTX)
+  mkdsl build [options] FILE        compile a program's step into one GPU megakernel (PTX, or an
+                                    AMDGPU code object)
   mkdsl run [options] FILE          decode with the compiled step on a GPU (--device cuda) or
                                     on the CPU interpreter (--device cpu)
   mkdsl verify FILE.sched           check a schedule in text form (--emit=schedule) for races,
@@ -68,29 +70,38 @@ Options for check:
 
 Options for build (and run):
   -I DIR, --config NAME, --stdlib DIR, --diagnostics-format, --max-errors, --color   as for check
-  --gpu NAME                        target description: h200 (default), h100, a100, mi300x
+  --gpu NAME                        target description: h200, h100, a100, mi300x, mi250x (one
+                                    GCD); default: the --target's AMD GPU (gfx942: mi300x,
+                                    gfx90a: mi250x), else h200
   --sms N, --smem BYTES, --warp N   override the target's SM count, shared memory per block,
                                     warp (wave) size
 
 Options for build:
   -o FILE                           write the output to FILE instead of standard output; its
-                                    extension picks the format: .ptx, .ll (LLVM IR), .cubin
-  --emit=ptx|llvm|cubin             the kernel as PTX (the default), LLVM IR, or a cubin (needs
-                                    ptxas, and -o)
+                                    extension picks the format: .ptx, .cubin, .s (AMDGCN), .hsaco,
+                                    .ll (LLVM IR)
+  --emit=ptx|cubin                  NVPTX targets: the kernel as PTX (the default), or a cubin
+                                    (needs ptxas, and -o)
+  --emit=amdgcn|hsaco               AMDGPU targets: the kernel as AMDGCN assembly (the default), or
+                                    a code object (linked by ld.lld, needs -o)
+  --emit=llvm                       the LLVM IR the kernel is made from (either backend)
   --emit=graph|tasks|schedule       a stage instead: the op graph, the tasks with their regions,
                                     or the verified schedule (counters and per-SM queues)
   --format=text|json|html           for --emit=schedule: JSON for tools, HTML for a browser
-  --target ARCH                     code architecture: sm_90a, sm_90, sm_80 (default: the GPU's)
+  --target ARCH                     code architecture: sm_90a, sm_90, sm_80, gfx942, gfx90a
+                                    (default: the GPU's)
   --metadata FILE                   where the kernel's metadata sidecar (JSON) goes; with -o it
                                     defaults to the output's name with .meta.json for extension
-  -v                                after building, print ptxas's registers, shared memory,
-                                    spills and stack per kernel on stderr
+  -v                                after building, print each kernel's registers, shared memory
+                                    (LDS), spills and stack or scratch on stderr: ptxas's report
+                                    (NVPTX), or the code object metadata (AMDGPU)
   --trace                           a kernel that records when each task starts, is ready and
                                     ends (an extra `trace` parameter; see mkrt-run --trace)
 
 Options for run (and --gpu, --sms, --smem, --warp, --target as for build):
   --device cuda|cuda:N|cpu          compile to PTX in-process and run it on CUDA device 0 (or N),
                                     or run the schedule on the CPU interpreter of the megakernel IR
+                                    (AMDGPU code objects run from a HIP host: runtime/README.md)
   --weights PATH                    a .safetensors file, or a folder of shards with an index
   --random-weights SEED             deterministic random weights instead
   --tokens 1,2,3                    the prompt; each token is one decode step
@@ -116,6 +127,8 @@ Options for lsp:
   -I DIR, --stdlib DIR              as for check, for every document the server checks
 
 ptxas (for --emit=cubin and -v): $MKDSL_PTXAS, else ptxas on PATH, else /usr/local/cuda/bin/ptxas.
+ld.lld (for --emit=hsaco): $MKDSL_LLD, else ld.lld-19 or ld.lld on PATH, else /usr/bin/ld.lld-19
+or /usr/lib/llvm-19/bin/ld.lld.
 
 Exit status: 0 on success, 1 when the input has errors or the command line is wrong.
 )";
@@ -129,6 +142,7 @@ struct Args {
   std::string output;
   std::string metadata;        // the sidecar's path, after parseArgs (empty: none)
   bool verbose = false;
+  bool amdgpu = false;         // build: the target is an AMDGPU architecture (after parseArgs)
   std::string device;          // run: "cuda" or "cpu"
   int deviceIndex = 0;         // run: the N of --device cuda:N
   int64_t timeoutMs = 2000;    // run --device cuda
@@ -149,47 +163,70 @@ struct Args {
 };
 
 bool isEmit(const std::string& v) {
-  return v == "ptx" || v == "llvm" || v == "cubin" || v == "graph" || v == "tasks" || v == "schedule";
+  return v == "ptx" || v == "llvm" || v == "cubin" || v == "amdgcn" || v == "hsaco" || v == "graph" || v == "tasks" ||
+         v == "schedule";
 }
-bool isCodegen(const std::string& emit) { return emit == "ptx" || emit == "llvm" || emit == "cubin"; }
+bool isCodegen(const std::string& emit) {
+  return emit == "ptx" || emit == "llvm" || emit == "cubin" || emit == "amdgcn" || emit == "hsaco";
+}
+// The kernel formats of one backend: NVPTX's PTX and cubin, AMDGPU's assembly and code object
+// (LLVM IR is either's).
+bool isAmdgpuFormat(const std::string& emit) { return emit == "amdgcn" || emit == "hsaco"; }
+bool isNvptxFormat(const std::string& emit) { return emit == "ptx" || emit == "cubin"; }
+bool isBinary(const std::string& emit) { return emit == "cubin" || emit == "hsaco"; }
 
-// The format an output file's name asks for: .ptx, .ll, .cubin; empty for any other name.
+// The format an output file's name asks for: .ptx, .cubin, .s, .hsaco, .ll; empty for any other name.
 std::string formatOfExtension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
-  return ext == ".ptx" ? "ptx" : ext == ".ll" ? "llvm" : ext == ".cubin" ? "cubin" : "";
+  return ext == ".ptx" ? "ptx" : ext == ".ll" ? "llvm" : ext == ".cubin" ? "cubin" : ext == ".s" ? "amdgcn"
+       : ext == ".hsaco" ? "hsaco" : "";
 }
 
 std::string describeFormat(const std::string& format) {
-  return format == "ptx" ? "a PTX file (.ptx)" : format == "llvm" ? "an LLVM IR file (.ll)" : "a cubin (.cubin)";
+  return format == "ptx"      ? "a PTX file (.ptx)"
+         : format == "llvm"   ? "an LLVM IR file (.ll)"
+         : format == "cubin"  ? "a cubin (.cubin)"
+         : format == "amdgcn" ? "AMDGCN assembly (.s)"
+                              : "an AMDGPU code object (.hsaco)";
 }
 
-// `mkdsl build`: what to emit (from --emit, else -o's extension, else PTX), where the metadata
-// sidecar goes, and whether the options fit together. An error message, or nullopt.
+// `mkdsl build`: what to emit (from --emit, else -o's extension, else the target's assembly: PTX
+// or AMDGCN), where the metadata sidecar goes, and whether the options fit together. An error
+// message, or nullopt.
 std::optional<std::string> resolveBuildOutput(Args& a) {
   std::string byName = a.output.empty() ? "" : formatOfExtension(a.output);
+  const bool emitGiven = !a.emit.empty();
   if (a.emit.empty()) {
     if (!a.output.empty() && byName.empty())
       return "cannot tell the output format from the name '" + a.output +
-             "': name it .ptx, .ll or .cubin, or give --emit";
-    a.emit = byName.empty() ? "ptx" : byName;
+             "': name it .ptx, .cubin, .s, .hsaco or .ll, or give --emit";
+    a.emit = byName;
   } else if (!byName.empty() && byName != a.emit) {
     return "-o " + a.output + " names " + describeFormat(byName) + ", but --emit=" + a.emit + " was given";
   }
+  // The GPU and the architecture, as the compiler will resolve them (--gpu h200 --target gfx942
+  // fails here, before any work).
+  std::string why;
+  auto target = mk::resolveTarget(a.compile, why);
+  if (!target) return why;
+  const bool amdgpu = a.amdgpu = mk::backend::isAmdgpuArch(target->arch);
+  if (a.emit.empty()) a.emit = amdgpu ? "amdgcn" : "ptx";
+  const std::string kernelFormats = "--emit=ptx, cubin, amdgcn, hsaco or llvm";
   bool codegen = isCodegen(a.emit);
-  if (a.emit == "cubin" && a.output.empty())
-    return "--emit=cubin needs -o FILE: a cubin is binary and never goes to standard output";
-  if (!codegen && !a.metadata.empty()) return "--metadata goes with --emit=ptx, llvm or cubin";
-  if (!codegen && a.verbose) return "-v goes with --emit=ptx, llvm or cubin";
-  if (!codegen && a.compile.backend.trace) return "--trace goes with --emit=ptx, llvm or cubin";
-  if (!codegen && a.compile.backend.dropSignalOfTask) return "--test-drop-signal goes with --emit=ptx, llvm or cubin";
+  if ((amdgpu && isNvptxFormat(a.emit)) || (!amdgpu && isAmdgpuFormat(a.emit)))
+    return (emitGiven ? "--emit=" + a.emit : "-o " + a.output) + " is " + (amdgpu ? "NVPTX" : "AMDGPU") +
+           " output, but the target " + target->arch + " is " + (amdgpu ? "AMDGPU" : "NVPTX") + ": use " +
+           (amdgpu ? "--emit=amdgcn (.s), hsaco (.hsaco)" : "--emit=ptx (.ptx), cubin (.cubin)") + " or llvm (.ll)";
+  if (isBinary(a.emit) && a.output.empty())
+    return "--emit=" + a.emit + " needs -o FILE: " + (a.emit == "cubin" ? "a cubin" : "a code object") +
+           " is binary and never goes to standard output";
+  if (!codegen && !a.metadata.empty()) return "--metadata goes with " + kernelFormats;
+  if (!codegen && a.verbose) return "-v goes with " + kernelFormats;
+  if (!codegen && a.compile.backend.trace) return "--trace goes with " + kernelFormats;
+  if (!codegen && a.compile.backend.dropSignalOfTask) return "--test-drop-signal goes with " + kernelFormats;
   if (!codegen && a.compile.backend.ablation != mk::backend::Ablation::None)
-    return "--diagnostic-ablate goes with --emit=ptx, llvm or cubin";
+    return "--diagnostic-ablate goes with " + kernelFormats;
   if (!codegen) return std::nullopt;
-  // The GPU's own architecture needs checking too: --gpu mi300x names gfx942.
-  if (a.compile.arch.empty()) {
-    if (auto why = mk::archError(mk::ir::findTarget(a.compile.gpu)->arch))
-      return "--gpu " + a.compile.gpu + ": " + *why + "; --emit=graph, tasks and schedule work without it";
-  }
   // The sidecar goes beside a file; -o /dev/null or a FIFO gets one only with --metadata.
   std::error_code ec;
   auto status = std::filesystem::status(a.output, ec);
@@ -280,7 +317,8 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
         if (!value(i, flag, v) || !number(v, n) || n <= 0 || n > (1 << 30)) return flag + " needs a positive number";
         (flag == "--sms" ? a.compile.sms : flag == "--smem" ? a.compile.smem : a.compile.warp) = static_cast<int>(n);
       } else if (cmd == "build" && is(arg, "--emit")) {
-        if (!value(i, "--emit", v) || !isEmit(v)) return "--emit must be ptx, llvm, cubin, graph, tasks or schedule";
+        if (!value(i, "--emit", v) || !isEmit(v))
+          return "--emit must be ptx, cubin, amdgcn, hsaco, llvm, graph, tasks or schedule";
         a.emit = v;
       } else if ((cmd == "build" || cmd == "run") && is(arg, "--target")) {
         if (!value(i, "--target", v)) return "--target needs an architecture such as sm_90a";
@@ -380,6 +418,14 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
     if (a.tokens.empty()) return "`mkdsl run` needs --tokens";
     if (!a.trace.empty() && a.device != "cuda") return "--trace needs --device cuda";
     if (a.traceStep && a.trace.empty()) return "--trace-step goes with --trace FILE.json";
+    if (a.device == "cuda") {
+      std::string why;
+      auto target = mk::resolveTarget(a.compile, why);
+      if (!target) return why;
+      if (mk::backend::isAmdgpuArch(target->arch))
+        return "--device cuda runs NVPTX code, but the target " + target->arch +
+               " is AMDGPU (the runtime has no HIP path; build a .hsaco and load it from a HIP host: runtime/README.md)";
+    }
     a.compile.backend.trace = !a.trace.empty();
   }
   if (cmd == "build") {
@@ -393,6 +439,8 @@ MK_DIAGNOSTIC(CannotWrite, Error, "cannot write '{0}': {1}", std::string, std::s
 MK_DIAGNOSTIC(RunFailed, Error, "{0}", std::string);
 MK_DIAGNOSTIC(PtxasNotFound, Error, "--emit=cubin needs ptxas: {0}", std::string);
 MK_DIAGNOSTIC(PtxasFailed, Error, "ptxas failed on the generated PTX: {0}", std::string);
+MK_DIAGNOSTIC(LldNotFound, Error, "--emit=hsaco needs ld.lld: {0}", std::string);
+MK_DIAGNOSTIC(LldFailed, Error, "ld.lld failed to link the code object: {0}", std::string);
 
 void printDiagnostics(const mk::SourceManager& sm, const mk::DiagnosticEngine& diags, const Args& a) {
   if (a.json) {
@@ -606,6 +654,16 @@ void printPtxasReport(const mk::ptxas::Result& r, const mk::backend::LaunchInfo&
   }
 }
 
+// `-v` on AMDGPU: each kernel's registers, LDS and scratch from the code object metadata (what
+// `llvm-readelf --notes` shows of the .hsaco), plus the dynamic LDS the runtime passes at launch.
+void printAmdgpuReport(const std::string& assembly, const mk::backend::LaunchInfo& launch) {
+  for (const auto& k : mk::amdgpu::parseResources(assembly)) {
+    std::string line = mk::amdgpu::summary(k);
+    if (k.name == launch.entry) line += "; " + std::to_string(launch.dynamicSmemBytes) + " bytes dynamic LDS at launch";
+    std::fprintf(stderr, "%s: %s\n", launch.arch.c_str(), line.c_str());
+  }
+}
+
 // The stages (graph, tasks, schedule): text, to -o or stdout.
 int buildStage(const Args& a, mk::SourceManager& sm, mk::DiagnosticEngine& diags) {
   OutputFile out;
@@ -632,20 +690,26 @@ int buildStage(const Args& a, mk::SourceManager& sm, mk::DiagnosticEngine& diags
   return writeOutputs({{&out, std::move(text)}}, diags) ? 0 : 1;
 }
 
-// The kernel (ptx, llvm, cubin) and its metadata sidecar.
+// The kernel (ptx, cubin, amdgcn, hsaco, llvm) and its metadata sidecar.
 int buildKernel(const Args& a, mk::SourceManager& sm, mk::DiagnosticEngine& diags) {
-  // Everything that can fail without compiling fails first: ptxas, then the output paths.
-  std::string noPtxas;
-  std::optional<std::string> ptxas;
-  if (a.emit == "cubin" || a.verbose) ptxas = mk::ptxas::find(&noPtxas);
+  // Everything that can fail without compiling fails first: the tools, then the output paths.
+  std::string noPtxas, noLld;
+  std::optional<std::string> ptxas, lld;
+  const bool ptxasReport = a.verbose && !a.amdgpu;  // AMDGPU resources come from LLVM itself
+  if (a.emit == "cubin" || ptxasReport) ptxas = mk::ptxas::find(&noPtxas);
   if (a.emit == "cubin" && !ptxas) {
     diags.emit(mk::SourceRange{}, PtxasNotFound, noPtxas);
     return 1;
   }
+  if (a.emit == "hsaco" && !(lld = mk::amdgpu::findLld(&noLld))) {
+    diags.emit(mk::SourceRange{}, LldNotFound, noLld);
+    return 1;
+  }
   OutputFile out, meta;
   if (!a.output.empty() && !openOutput(out, a.output, diags)) return 1;
-  if (a.emit == "cubin" && out.terminal()) {  // -o /dev/tty: binary would garble the terminal
-    diags.emit(mk::SourceRange{}, CannotWrite, a.output, "a cubin is binary and is never written to a terminal");
+  if (isBinary(a.emit) && out.terminal()) {  // -o /dev/tty: binary would garble the terminal
+    diags.emit(mk::SourceRange{}, CannotWrite, a.output,
+               std::string(a.emit == "cubin" ? "a cubin" : "a code object") + " is binary and is never written to a terminal");
     return 1;
   }
   if (!a.metadata.empty() && !openOutput(meta, a.metadata, diags)) return 1;
@@ -656,10 +720,10 @@ int buildKernel(const Args& a, mk::SourceManager& sm, mk::DiagnosticEngine& diag
   if (!built) return 1;
   const mk::backend::LaunchInfo& launch = built->artifact.launch;
 
-  std::string data = a.emit == "llvm" ? built->artifact.llvmIR : built->artifact.ptx;
+  std::string data = a.emit == "llvm" ? built->artifact.llvmIR : built->artifact.assembly;
   std::optional<mk::ptxas::Result> assembled;
-  if (ptxas && (a.emit == "cubin" || a.verbose)) {
-    assembled = mk::ptxas::run(*ptxas, built->artifact.ptx, {launch.arch, a.verbose, a.emit == "cubin"});
+  if (ptxas && (a.emit == "cubin" || ptxasReport)) {
+    assembled = mk::ptxas::run(*ptxas, built->artifact.assembly, {launch.arch, a.verbose, a.emit == "cubin"});
     if (!assembled->ok) {
       std::string log = assembled->error;
       while (!log.empty() && log.back() == '\n') log.pop_back();
@@ -668,6 +732,15 @@ int buildKernel(const Args& a, mk::SourceManager& sm, mk::DiagnosticEngine& diag
     }
     if (a.emit == "cubin") data = std::move(assembled->cubin);
   }
+  if (lld) {
+    mk::amdgpu::LinkResult linked = mk::amdgpu::link(*lld, built->artifact.object);
+    if (!linked.ok) {
+      while (!linked.error.empty() && linked.error.back() == '\n') linked.error.pop_back();
+      diags.emit(mk::SourceRange{}, LldFailed, linked.error);
+      return 1;
+    }
+    data = std::move(linked.codeObject);
+  }
 
   std::vector<std::pair<OutputFile*, std::string>> files;
   if (!a.output.empty()) files.push_back({&out, std::move(data)});
@@ -675,8 +748,9 @@ int buildKernel(const Args& a, mk::SourceManager& sm, mk::DiagnosticEngine& diag
   if (!writeOutputs(files, diags)) return 1;
   if (a.output.empty()) std::fwrite(data.data(), 1, data.size(), stdout);
 
-  if (a.verbose && assembled) printPtxasReport(*assembled, launch);
-  if (a.verbose && !ptxas) std::fprintf(stderr, "mkdsl: note: -v: %s; no register and spill report\n", noPtxas.c_str());
+  if (a.verbose && a.amdgpu) printAmdgpuReport(built->artifact.assembly, launch);
+  if (assembled && ptxasReport) printPtxasReport(*assembled, launch);
+  if (ptxasReport && !ptxas) std::fprintf(stderr, "mkdsl: note: -v: %s; no register and spill report\n", noPtxas.c_str());
   return 0;
 }
 
@@ -766,7 +840,7 @@ int runRun(const Args& a) {
     mk::CompileOptions options = a.compile;
     if (auto built = mk::compile(sm, diags, *id, options)) {
       kernel = std::move(built->kernel);
-      ptx = std::move(built->artifact.ptx);
+      ptx = std::move(built->artifact.assembly);
       metadataJson = std::move(built->metadataJson);
     }
   } else if (id) {

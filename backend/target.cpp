@@ -1,0 +1,24 @@
+// What the targets share: the pieces of the Target interface that are the same for every GPU.
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/Support/ErrorHandling.h>
+
+#include "backend/target.h"
+
+namespace mk::backend {
+
+void Target::noRing() const {
+  llvm::report_fatal_error(llvm::StringRef("mkdsl internal error: the weight ring was used on target " + cpu() +
+                                           ", which has no async copies"),
+                           false);
+}
+
+llvm::Value* reduceByTwoPi(Builder& b, llvm::Value* x) {
+  auto* f32 = b.getFloatTy();
+  llvm::Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::rint, b.CreateFMul(x, llvm::ConstantFP::get(f32, 0.15915494309189535)));
+  llvm::Value* r = x;
+  for (double part : {6.28125, 0.0019353071693331003, 1.0253131677018246e-11})
+    r = b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {b.CreateFNeg(k), llvm::ConstantFP::get(f32, part), r});
+  return r;
+}
+
+}  // namespace mk::backend
