@@ -97,7 +97,8 @@ TraceSummary summarizeTrace(const TraceInfo& info, std::span<const uint64_t> wor
     if (r.streamed()) {
       ++op.streamedTasks;
       op.loaderWaitNs += r.loaderWait;
-      op.leadNs += int64_t(r.ready) - int64_t(r.loaderFirst);
+      // In unsigned arithmetic: garbage stamps wrap instead of overflowing (C++20 converts back modulo 2^64).
+      op.leadNs = int64_t(uint64_t(op.leadNs) + (r.ready - r.loaderFirst));
     }
     TraceSmSummary& sm = bySm[r.sm];
     sm.sm = r.sm;
