@@ -405,7 +405,14 @@ class KernelBuilder {
     auto dispatch = [&](V node, V rec, Side side, const std::function<void()>& ready) {
       V variant = b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(2)));
       auto* join = block("task.end");
-      auto* sw = b.CreateSwitch(variant, join, unsigned(variants_.size()));
+      // A task without a body (a node with no lowered form) still waits before it signals.
+      auto* none = ready ? block("task.none") : join;
+      auto* sw = b.CreateSwitch(variant, none, unsigned(variants_.size()));
+      if (ready) {
+        b.SetInsertPoint(none);
+        ready();
+        b.CreateBr(join);
+      }
       for (size_t i = 0; i < variants_.size(); ++i) {
         const Variant& v = variants_[i];
         if (side == Side::Loader && v.streamed.empty()) continue;
