@@ -92,9 +92,9 @@ llvm::Value* widenStorage(Builder& b, DType t, llvm::Value* raw);
 llvm::Value* loadStorage(Builder& b, DType t, llvm::Value* ptr);
 // A bounded wait: loops until `poll(seen)` (emitted in the loop; it sets `seen` to the value it
 // observed) is true. With `quickPoll`, one poll comes first and the clock is read only when it
-// fails (the poll's code is then emitted twice). Past the timeout, or once another block has failed, it records (kind,
-// counter, expected, seen) in the error buffer (the first failure of the launch wins) and gives
-// up. Returns i1: true when it gave up. The builder continues after the loop.
+// fails (the poll's code is then emitted twice). Past the timeout, or once another block has
+// failed, it records (kind, counter, expected, seen) in the error buffer (the first failure of
+// the launch wins) and gives up. Returns i1: true when it gave up. The builder continues after the loop.
 llvm::Value* boundedWait(const TaskEnv& env, const std::function<llvm::Value*(llvm::Value*& seen)>& poll, int kind,
                          llvm::Value* counter, llvm::Value* expected, bool quickPoll = true);
 

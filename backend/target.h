@@ -71,7 +71,9 @@ class Target {
   // A relaxed load of a u32 that is not cached in registers across iterations (for polling).
   virtual llvm::Value* loadVolatile(Builder& b, llvm::Value* ptr) const = 0;
 
-  // Special functions on f32 (exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid's exp).
+  // Special functions on f32 the target has instructions for (sqrt, rsqrt, sin, cos); null for the
+  // rest, which the generic lowering composes (exp and log from exp2 and log2, tanh and sigmoid
+  // from exp).
   virtual llvm::Value* unaryMath(Builder& b, ir::UnaryOp op, llvm::Value* x) const = 0;
   virtual llvm::Value* exp2(Builder& b, llvm::Value* x) const = 0;
   virtual llvm::Value* log2(Builder& b, llvm::Value* x) const = 0;

@@ -497,7 +497,9 @@ class TileGen {
     return x;
   }
 
-  V expf(V x) { return env_.target->unaryMath(b_, UnaryOp::Exp, x); }
+  // e^x and ln x from the target's base-2 forms, for every target alike.
+  V expf(V x) { return env_.target->exp2(b_, b_.CreateFMul(x, cf(1.4426950408889634))); }
+  V logf(V x) { return b_.CreateFMul(env_.target->log2(b_, x), cf(0.6931471805599453)); }
 
   V unary(UnaryOp op, DType t, V x) {
     if (isFloat(t)) {
@@ -505,6 +507,8 @@ class TileGen {
       switch (op) {
         case UnaryOp::Neg: r = b_.CreateFNeg(x); break;
         case UnaryOp::Abs: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); break;
+        case UnaryOp::Exp: r = expf(x); break;
+        case UnaryOp::Log: r = logf(x); break;
         case UnaryOp::Sigmoid: r = b_.CreateFDiv(cf(1), b_.CreateFAdd(cf(1), expf(b_.CreateFNeg(x)))); break;
         case UnaryOp::Silu: r = b_.CreateFDiv(x, b_.CreateFAdd(cf(1), expf(b_.CreateFNeg(x)))); break;
         case UnaryOp::Tanh:  // 1 - 2 / (e^2x + 1): exact limits +-1 for large |x|

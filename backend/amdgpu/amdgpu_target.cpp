@@ -155,8 +155,6 @@ class AmdgpuTarget final : public Target {
   Value* unaryMath(Builder& b, ir::UnaryOp op, Value* x) const override {
     auto* f32 = b.getFloatTy();
     switch (op) {
-      case ir::UnaryOp::Exp: return exp2(b, b.CreateFMul(x, llvm::ConstantFP::get(f32, 1.4426950408889634)));
-      case ir::UnaryOp::Log: return b.CreateFMul(log2(b, x), llvm::ConstantFP::get(f32, 0.6931471805599453));
       case ir::UnaryOp::Sqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);  // correctly rounded
       case ir::UnaryOp::Rsqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::amdgcn_rsq, x);  // v_rsq_f32
       case ir::UnaryOp::Sin:

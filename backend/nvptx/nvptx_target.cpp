@@ -99,8 +99,6 @@ class NvptxTarget final : public Target {
 
   Value* unaryMath(Builder& b, ir::UnaryOp op, Value* x) const override {
     switch (op) {
-      case ir::UnaryOp::Exp: return exp2(b, b.CreateFMul(x, llvm::ConstantFP::get(b.getFloatTy(), 1.4426950408889634)));
-      case ir::UnaryOp::Log: return b.CreateFMul(log2(b, x), llvm::ConstantFP::get(b.getFloatTy(), 0.6931471805599453));
       case ir::UnaryOp::Sqrt: return fop(b, "sqrt.rn.f32", x);
       case ir::UnaryOp::Rsqrt: return fop(b, "rsqrt.approx.f32", x);
       case ir::UnaryOp::Sin:
