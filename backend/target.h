@@ -107,6 +107,8 @@ class Target {
   // --- Prefetching (hints: a target without them does nothing).
   // Brings the cache line at global `ptr` towards the SM (for a table read soon).
   virtual void prefetchLine(Builder&, llvm::Value* /*ptr*/) const {}
+  // Brings the line at global `ptr` into the shared L2 (for data read a loop iteration later).
+  virtual void prefetchLineL2(Builder&, llvm::Value* /*ptr*/) const {}
 
  protected:
   // The ring used on a target without one: a compiler bug, reported as LLVM's fatal error.

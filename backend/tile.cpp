@@ -687,24 +687,75 @@ class TileGen {
       }
     };
     walk(fn_.body);
+    // A large region is left alone: the statement's own loads are many in flight anyway.
+    for (const Expr* load : loads) prefetchLines(*load, 0, /*l2=*/false);
+  }
+
+  // Prefetches every line `load`'s region may touch, one line per compute thread from thread
+  // `firstThread` on. Returns the threads used, or 0 (and prefetches nothing) when they would be
+  // more than the block has.
+  int64_t prefetchLines(const Expr& load, int64_t firstThread, bool l2) {
     constexpr int64_t kLine = 128;
-    for (const Expr* load : loads) {
-      const ir::Tensor& t = tensorOf(load->index);
-      const int64_t last = std::max<int64_t>(load->region.back().length, 1);
-      const int64_t rows = regionElements(load->region) / last;
-      // Every line a row may touch, whatever its alignment: offsets 0, 128, ... and its last byte.
-      const int64_t rowBytes = last * dtypeBytes(t.dtype);
-      const int64_t lines = (rowBytes + kLine - 1) / kLine + 1;
-      if (rows * lines > T()) continue;  // a large region: the statement's own loads are many in flight anyway
-      when(b_.CreateICmpULT(env_.tid, ci(rows * lines)), [&] {
-        V row = b_.CreateUDiv(env_.tid, ci(lines)), line = b_.CreateURem(env_.tid, ci(lines));
-        std::vector<V> c = coordsOf(load->region, starts(load->region), b_.CreateMul(row, ci(last)));
-        V first = at(t.dtype, args_.params[size_t(load->index)], physOffset(t, c));
-        V offset = b_.CreateZExt(b_.CreateMul(line, ci(kLine)), b_.getInt64Ty());
-        offset = b_.CreateSelect(b_.CreateICmpULT(offset, b_.getInt64(uint64_t(rowBytes))), offset, b_.getInt64(uint64_t(rowBytes - 1)));
-        env_.target->prefetchLine(b_, b_.CreateGEP(b_.getInt8Ty(), first, offset));
-      });
+    const ir::Tensor& t = tensorOf(load.index);
+    const int64_t last = std::max<int64_t>(load.region.back().length, 1);
+    const int64_t rows = regionElements(load.region) / last;
+    // Every line a row may touch, whatever its alignment: offsets 0, 128, ... and its last byte.
+    const int64_t rowBytes = last * dtypeBytes(t.dtype);
+    const int64_t lines = (rowBytes + kLine - 1) / kLine + 1;
+    if (firstThread + rows * lines > T()) return 0;
+    V mine = b_.CreateSub(env_.tid, ci(firstThread));
+    when(b_.CreateICmpULT(mine, ci(rows * lines)), [&] {
+      V row = b_.CreateUDiv(mine, ci(lines)), line = b_.CreateURem(mine, ci(lines));
+      std::vector<V> c = coordsOf(load.region, starts(load.region), b_.CreateMul(row, ci(last)));
+      V first = at(t.dtype, args_.params[size_t(load.index)], physOffset(t, c));
+      V offset = b_.CreateZExt(b_.CreateMul(line, ci(kLine)), b_.getInt64Ty());
+      offset = b_.CreateSelect(b_.CreateICmpULT(offset, b_.getInt64(uint64_t(rowBytes))), offset, b_.getInt64(uint64_t(rowBytes - 1)));
+      V linePtr = b_.CreateGEP(b_.getInt8Ty(), first, offset);
+      if (l2) env_.target->prefetchLineL2(b_, linePtr);
+      else env_.target->prefetchLine(b_, linePtr);
+    });
+    return rows * lines;
+  }
+
+  // A loop's loads whose regions follow from the task's indices and the loop variable (an
+  // attention loop's cache tiles): while iteration i runs, iteration i + 1's lines are brought
+  // into L2, and before the loop the first iteration's, so that its later loads (the values
+  // after the keys) do not each wait out a trip to memory.
+  static bool fromIndicesOrLocal(const Expr& e, int slot) {
+    if (e.kind == ExprKind::Local) return e.index == slot && e.shape.empty();
+    if (e.kind != ExprKind::Const && e.kind != ExprKind::TaskIndex && e.kind != ExprKind::Binary &&
+        e.kind != ExprKind::Unary && e.kind != ExprKind::Cast)
+      return false;
+    for (const auto& o : e.operands)
+      if (!o || !fromIndicesOrLocal(*o, slot)) return false;
+    return e.shape.empty();
+  }
+  std::vector<const Expr*> iterationLoads(const Stmt& loopStmt) {
+    std::vector<const Expr*> loads;
+    std::function<void(const Expr*)> expr = [&](const Expr* e) {
+      if (!e) return;
+      for (const auto& o : e->operands) expr(o.get());
+      if (e->kind == ExprKind::Load && !v_.streamed.count(e) && !e->region.empty() &&
+          std::all_of(e->region.begin(), e->region.end(),
+                      [&](const ir::RegionDim& r) { return r.start && fromIndicesOrLocal(*r.start, loopStmt.slot); }))
+        loads.push_back(e);
+    };
+    // Statements every iteration runs: not those under an `if` or in an inner loop.
+    for (const auto& st : loopStmt.body) {
+      if (st->kind == StmtKind::If || st->kind == StmtKind::For) continue;
+      expr(st->value.get());
     }
+    return loads;
+  }
+  // Prefetches the lines `loads` touch with the loop variable at `k`, one line per thread.
+  // (Called under a condition: nothing it evaluates may stay in the scalar cache.)
+  void prefetchIteration(const Stmt& loopStmt, const std::vector<const Expr*>& loads, V k) {
+    const DType t = fn_.locals.at(size_t(loopStmt.slot)).dtype;
+    scalars_.clear();
+    writeScalarLocal(loopStmt.slot, convert(DType::I32, t, k));
+    int64_t firstThread = 0;
+    for (const Expr* load : loads) firstThread += prefetchLines(*load, firstThread, /*l2=*/true);
+    scalars_.clear();
   }
 
   // --- Values -------------------------------------------------------------------------------
@@ -1587,7 +1638,13 @@ class TileGen {
         if (fusedRowdotLoop(s)) return;
         V lo = convert(s.lo->dtype, DType::I32, scalar(*s.lo)), hi = convert(s.hi->dtype, DType::I32, scalar(*s.hi));
         const DType t = fn_.locals.at(size_t(s.slot)).dtype;
+        const std::vector<const Expr*> ahead = iterationLoads(s);
+        if (!ahead.empty()) when(b_.CreateICmpSLT(lo, hi), [&] { prefetchIteration(s, ahead, lo); });
         loop(lo, hi, ci(s.step), [&](V i) {
+          if (!ahead.empty()) {
+            V next = b_.CreateAdd(i, ci(s.step));
+            when(b_.CreateICmpSLT(next, hi), [&] { prefetchIteration(s, ahead, next); });
+          }
           writeScalarLocal(s.slot, convert(DType::I32, t, i));
           block(s.body);
         });
@@ -1727,7 +1784,13 @@ class TileGen {
         if (!containsStreamed(s.body, v_.streamed)) return;
         V lo = convert(s.lo->dtype, DType::I32, scalar(*s.lo)), hi = convert(s.hi->dtype, DType::I32, scalar(*s.hi));
         const DType t = fn_.locals.at(size_t(s.slot)).dtype;
+        const std::vector<const Expr*> ahead = iterationLoads(s);
+        if (!ahead.empty()) when(b_.CreateICmpSLT(lo, hi), [&] { prefetchIteration(s, ahead, lo); });
         loop(lo, hi, ci(s.step), [&](V i) {
+          if (!ahead.empty()) {
+            V next = b_.CreateAdd(i, ci(s.step));
+            when(b_.CreateICmpSLT(next, hi), [&] { prefetchIteration(s, ahead, next); });
+          }
           writeScalarLocal(s.slot, convert(DType::I32, t, i));
           block(s.body);
         });

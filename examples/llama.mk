@@ -42,17 +42,19 @@ config llama_3_2_1b {
     /// layout. Each chunk is one contiguous R x C tile copied into the loader ring, whose slots
     /// fit the largest tile: 32 KB tiles everywhere keep the ring's 6 slots full (measured on an
     /// H200 in bench/results/2026-11-29-perf-4 and bench/NOTES.md). q/k/v rows divide head_dim / 2.
-    qkv_rows = 32;
+    /// 16 x 1024: 96 q/k/v tasks, each half of a head's rotation pairs (bench/results/2026-12-01-perf-6).
+    qkv_rows = 16;
     /// Tuning: K chunk of the q/k/v projection; divides hidden.
-    qkv_chunk = 512;
+    qkv_chunk = 1024;
     /// Tuning: rows per task of the attention output projection.
     o_rows = 16;
     /// Tuning: K chunk of the attention output projection; divides heads * head_dim.
     o_chunk = 1024;
-    /// Tuning: gate (and as many up) rows per task of the MLP's gate/up projection.
-    ffn_rows = 32;
+    /// Tuning: gate (and as many up) rows per task of the MLP's gate/up projection. 64 x 256:
+    /// one 512 KB task per SM (128 tasks; bench/results/2026-12-01-perf-6).
+    ffn_rows = 64;
     /// Tuning: K chunk of the gate/up projection; divides hidden.
-    ffn_chunk = 512;
+    ffn_chunk = 256;
     /// Tuning: rows per task of the MLP down projection.
     down_rows = 16;
     /// Tuning: K chunk of the down projection; divides ffn.
@@ -75,6 +77,9 @@ config llama_3_8b : llama_3_2_1b {
     ffn = 14336;
     rope_factor = 1.0;
     max_seq = 8192;
+    /// 96 q/k/v tasks of 512 KB: as many bytes on the busiest SM as 192 of 256 KB, and fewer tasks.
+    qkv_rows = 32;
+    qkv_chunk = 512;
 }
 
 /// Tiny Llama for tests (same structure, random weights).

@@ -1,6 +1,6 @@
 // Interval interpretation of a TileFunc body for one task. Every scalar i32 value is tracked as an
-// interval [lo, hi] (infinite ends saturate at +-kInf); every Load and Store widens the task's box
-// of the tensor it names. The result is a superset of what the task can touch at run time, which
+// interval [lo, hi] (infinite ends saturate at +-kInf); every Load and Store adds its box to the
+// task's boxes of the tensor it names (Analyzer::addBox). The result is a superset of what the task can touch at run time, which
 // is all dependency analysis needs.
 #include "lowering/regions.h"
 
@@ -77,12 +77,15 @@ class Analyzer {
     // enclosing trip count is known; otherwise the whole box. A lookup at a run-time index (an
     // embedding row, a cache position) moves its tile, not the region it might touch.
     for (auto* side : {&reads_, &writes_})
-      for (auto& [tensor, box] : *side) {
-        int64_t elements = box.elements();
+      for (auto& [tensor, boxes] : *side) {
+        std::sort(boxes.begin(), boxes.end(), [](const Region& a, const Region& b) { return a.ranges < b.ranges; });
+        int64_t elements = 0;
+        for (const Region& box : boxes) elements += box.elements();
         const auto& traffic = side == &reads_ ? readTraffic_ : writeTraffic_;
         if (auto t = traffic.find(tensor); t != traffic.end() && t->second >= 0) elements = std::min(elements, t->second);
         out.bytes += elements * dtypeBytes(graph_.tensors[tensor].dtype);
-        (side == &reads_ ? out.reads : out.writes).push_back(box);
+        auto& regions = side == &reads_ ? out.reads : out.writes;
+        regions.insert(regions.end(), boxes.begin(), boxes.end());
       }
     out.flops = flops_;
     return out;
@@ -170,7 +173,7 @@ class Analyzer {
     }
   }
 
-  // Widens the task's box of the tensor bound to `param` by [min start, max start + max(len, 1))
+  // Adds to the task's boxes of the tensor bound to `param` the box [min start, max start + max(len, 1))
   // per dimension, clamped to the tensor's extent. Dimensions the region omits are taken whole.
   void access(int param, const std::vector<RegionDim>& region, const std::vector<Interval>& starts,
               bool write) {
@@ -196,20 +199,64 @@ class Analyzer {
     // -1 marks a tensor touched inside a loop of unknown length: fall back to its box.
     if (!tripsKnown_ || t->second < 0) t->second = -1;
     else t->second = saturate(__int128(t->second) + __int128(tile) * trips_);
-    auto& boxes = write ? writes_ : reads_;
-    auto [it, fresh] = boxes.try_emplace(tensor, box);
-    if (!fresh)
-      for (size_t d = 0; d < box.ranges.size(); ++d) {
-        it->second.ranges[d].first = std::min(it->second.ranges[d].first, box.ranges[d].first);
-        it->second.ranges[d].second = std::max(it->second.ranges[d].second, box.ranges[d].second);
-      }
+    addBox((write ? writes_ : reads_)[tensor], std::move(box));
+  }
+
+  // Adds `box` to a tensor's boxes. Disjoint boxes stay apart, so that tasks writing interleaved
+  // parts of one tensor (the two RoPE halves of a head) do not seem to overlap; a box that
+  // overlaps or abuts another merges with it into their hull, and past kMaxBoxes all fold into one.
+  static void addBox(std::vector<Region>& boxes, Region box) {
+    for (;;) {
+      auto joins = std::find_if(boxes.begin(), boxes.end(), [&](const Region& b) { return touches(b, box); });
+      if (joins == boxes.end()) break;
+      box = hullOf(*joins, box);
+      boxes.erase(joins);
+    }
+    boxes.push_back(std::move(box));
+    if (boxes.size() > kMaxBoxes) {
+      Region all = boxes[0];
+      for (const Region& b : boxes) all = hullOf(all, b);
+      boxes.assign(1, std::move(all));
+    }
+  }
+  static constexpr size_t kMaxBoxes = 4;
+
+  // Whether the boxes overlap or share a face (their hull then adds nothing in one dimension).
+  static bool touches(const Region& a, const Region& b) {
+    bool apart = false;  // whether some dimension leaves a gap
+    int separate = 0;    // dimensions in which they do not overlap
+    for (size_t d = 0; d < a.ranges.size(); ++d) {
+      const auto [alo, ahi] = a.ranges[d];
+      const auto [blo, bhi] = b.ranges[d];
+      if (ahi < blo || bhi < alo) apart = true;
+      else if (ahi == blo || bhi == alo) ++separate;
+    }
+    if (apart) return false;
+    if (separate == 0) return true;  // they overlap
+    // Abutting in one dimension: mergeable without growing when the others are equal.
+    if (separate > 1) return false;
+    for (size_t d = 0; d < a.ranges.size(); ++d) {
+      const auto [alo, ahi] = a.ranges[d];
+      const auto [blo, bhi] = b.ranges[d];
+      if (!(ahi == blo || bhi == alo) && a.ranges[d] != b.ranges[d]) return false;
+    }
+    return true;
+  }
+
+  static Region hullOf(const Region& a, const Region& b) {
+    Region h = a;
+    for (size_t d = 0; d < h.ranges.size(); ++d) {
+      h.ranges[d].first = std::min(h.ranges[d].first, b.ranges[d].first);
+      h.ranges[d].second = std::max(h.ranges[d].second, b.ranges[d].second);
+    }
+    return h;
   }
 
   void readWhole(int tensor) {
     if (tensor < 0 || tensor >= static_cast<int>(graph_.tensors.size())) return;
     Region box{tensor, {}};
     for (int64_t d : graph_.tensors[tensor].shape) box.ranges.push_back({0, d});
-    reads_.try_emplace(tensor, box);
+    addBox(reads_[tensor], std::move(box));
     readTraffic_.try_emplace(tensor, 1);
   }
 
@@ -335,7 +382,7 @@ class Analyzer {
   const TileFunc& func_;
   const std::vector<int64_t>& index_;
   std::vector<Interval> env_;       // per local slot (unknown for non-i32 locals)
-  std::map<int, Region> reads_, writes_;  // tensor -> hull box
+  std::map<int, std::vector<Region>> reads_, writes_;  // tensor -> disjoint boxes (addBox)
   int64_t flops_ = 0;
   int64_t trips_ = 1;               // product of the enclosing loops' trip counts
   bool tripsKnown_ = true;          // whether every enclosing loop's trip count is known

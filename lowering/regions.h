@@ -11,9 +11,9 @@
 namespace mk::lowering {
 
 struct TaskAccess {
-  // One box per tensor per direction: the hull of everything the task may touch, clamped to the
-  // tensor's shape. Scalar parameters have none.
-  std::vector<ir::Region> reads, writes;  // sorted by tensor id
+  // Per tensor per direction, up to four disjoint boxes covering everything the task may touch,
+  // clamped to the tensor's shape. Scalar parameters have none.
+  std::vector<ir::Region> reads, writes;  // sorted by tensor id, then by box
   int64_t bytes = 0;  // sum over the boxes of elements * dtype bytes
   int64_t flops = 0;  // 2 * matrix-operand elements of Dot/RowDot/ColDot, times known trip counts
 };

@@ -16,10 +16,12 @@
 #   memcheck, synccheck, racecheck   compute-sanitizer on the tiny model (the 24 golden steps)
 #   memcheck-llama-3.2-1b   extra (INFO, not gated): memcheck on the 1B kernel, 3 steps
 #   variants       (issue 6, INFO) each build-gpu/v-*.ptx (gpu-prepare.sh's VARIANTS) against llama1b.ptx:
-#                  step time on random weights (64 teacher-forced steps), logits compared with llama1b's, and the
-#                  trace summary of traced variants (their trace JSON in results.tar.gz)
+#                  step time on random weights (VARIANT_STEPS teacher-forced steps, default 64), logits compared
+#                  with llama1b's, and the trace summary of traced variants (their trace JSON, of the last step,
+#                  in results.tar.gz)
 #   benchmark      (issue 6) scripts/bench.py: copy bandwidth, mkdsl vs torch eager / torch.compile step time
-#                  at BENCH_CONTEXTS (default "512 4096"); FAIL without running when a parity check failed
+#                  at BENCH_CONTEXTS (default "512 4096") for each of BENCH_MODELS (default "llama-3.2-1b";
+#                  "llama-3-8b" is build-gpu/llama8b.*); FAIL without running when a parity check failed
 # Output in $OUT (at most 8 files come back from the device tool): summary.md (the PASS/FAIL table),
 # gpu-check.log (this console), results.tar.gz (every log, parity.json/.md, the tiny logits), and
 # the parity JSONs, bench.json and bench.md. Exit status 0 when every check passed (SKIP and INFO rows allowed), 1 otherwise.
@@ -28,7 +30,7 @@
 # /tmp/mkdsl-gpu-check), GPU_CHECK_BUDGET_S (default 440: the checks' own time budget; later
 # checks get what is left), SEED_TINY (0), SEED_1B (1), STEPS (64), PROMPT (16), CHECKS (a
 # space-separated subset of the names above to run, e.g. CHECKS="parity-tiny memcheck"; default all),
-# BENCH_CONTEXTS ("512 4096").
+# BENCH_CONTEXTS ("512 4096"), BENCH_MODELS ("llama-3.2-1b"), VARIANT_STEPS (64).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -200,7 +202,7 @@ sanitize memcheck-llama-3.2-1b memcheck 120 INFO --ptx "$G/llama1b.ptx" --random
 if want variants; then
   # Teacher-forced (the same 64 tokens for every variant): greedy decoding on random weights
   # meets near-ties, where kernels that sum in another order pick other tokens and then diverge.
-  VTOK=$(python3 -c "print(','.join(str((i * 7919) % 128256) for i in range(1, 65)))")
+  VTOK=$(python3 -c "import sys; print(','.join(str((i * 7919) % 128256) for i in range(1, int(sys.argv[1]) + 1)))" "${VARIANT_STEPS:-64}")
   mkdir -p "$W/variants"
   for p in "$G/llama1b.ptx" "$G"/v-*.ptx; do
     [ -f "$p" ] || continue
@@ -233,10 +235,18 @@ if want benchmark; then
     record benchmark FAIL 0 "not run: the time budget is spent"
   else
     BLIM=$(cap 540)
-    PJ=(); [ -f "$W/parity-llama-3.2-1b/parity.json" ] && PJ=(--parity-json "$W/parity-llama-3.2-1b/parity.json")
-    run benchmark "$BLIM" python3 scripts/bench.py --meta "$G/llama1b.meta.json" --ptx "$G/llama1b.ptx" \
+    PJ=(); [ -f "$W/parity-llama-3.2-1b/parity.json" ] && PJ=(--parity-json "llama-3.2-1b=$W/parity-llama-3.2-1b/parity.json")
+    BM=()
+    for m in ${BENCH_MODELS:-llama-3.2-1b}; do
+      case $m in
+        llama-3.2-1b) BM+=(--model "$m" "$G/llama1b.meta.json" "$G/llama1b.ptx") ;;
+        llama-3-8b) BM+=(--model "$m" "$G/llama8b.meta.json" "$G/llama8b.ptx") ;;
+        *) say "BENCH_MODELS: unknown model $m (llama-3.2-1b, llama-3-8b)" ;;
+      esac
+    done
+    run benchmark "$BLIM" python3 scripts/bench.py "${BM[@]}" \
       --mkrt "$G/mkrt-run" --out "$W/bench" --contexts ${BENCH_CONTEXTS:-512 4096} --seed "$SEED_1B" \
-      --name llama-3.2-1b --work "$W/bench-tmp" --deadline-s $((BLIM - 25)) "${PJ[@]}"
+      --work "$W/bench-tmp" --deadline-s $((BLIM - 25)) "${PJ[@]}"
     rm -rf "$W/bench-tmp"
     D=$(last_line '^BENCH' "$W/logs/benchmark.log")
     [ $RC -eq 0 ] && record benchmark PASS "$ELAPSED" "$D" || record benchmark FAIL "$ELAPSED" "exit $RC: ${D:-see logs/benchmark.log}"

@@ -154,6 +154,9 @@ class NvptxTarget final : public Target {
     // No memory clobber: a hint orders nothing.
     asmCall(b, b.getVoidTy(), {addr(b, ptr)}, "prefetch.global.L1 [$0];", "l", true);
   }
+  void prefetchLineL2(Builder& b, Value* ptr) const override {
+    asmCall(b, b.getVoidTy(), {addr(b, ptr)}, "prefetch.global.L2 [$0];", "l", true);
+  }
 
  private:
   // Pointers travel to inline asm as 64-bit integers: a state-space address for `.global` and

@@ -7,12 +7,12 @@
 // CHECK:   %t0 embed_tokens: weight bf16[128256, 2048] row_major <- "model.embed_tokens.weight"
 // CHECK:   %t1 y.0: activation f32[2048] row_major
 // CHECK:   %t2 layer[0].input_norm: weight bf16[2048] row_major <- "model.layers.0.input_layernorm.weight"
-// CHECK:   %t3 layer[0].qkv: weight bf16[3072, 2048] tiled(32, 512) <- "model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight", "model.layers.0.self_attn.v_proj.weight"
+// CHECK:   %t3 layer[0].qkv: weight bf16[3072, 2048] tiled(16, 1024) <- "model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight", "model.layers.0.self_attn.v_proj.weight"
 // CHECK:   %t4 layer[0].k_cache: state bf16[8, 4096, 64] row_major
 // CHECK:   %t5 layer[0].v_cache: state bf16[8, 4096, 64] row_major
 // CHECK:   %t6 layer[0].o_proj: weight bf16[2048, 2048] tiled(16, 1024) <- "model.layers.0.self_attn.o_proj.weight"
 // CHECK:   %t7 layer[0].post_norm: weight bf16[2048] row_major <- "model.layers.0.post_attention_layernorm.weight"
-// CHECK:   %t8 layer[0].gate_up: weight bf16[16384, 2048] tiled(32, 512) <- "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight"
+// CHECK:   %t8 layer[0].gate_up: weight bf16[16384, 2048] tiled(64, 256) <- "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight"
 // CHECK:   %t9 layer[0].down: weight bf16[2048, 8192] tiled(16, 1024) <- "model.layers.0.mlp.down_proj.weight"
 // CHECK:   %t10 q.1: activation bf16[2048] row_major
 // CHECK:   %t11 pm.2: activation f32[4, 32] row_major
@@ -38,11 +38,11 @@
 // CHECK:
 // CHECK: nodes  // 9
 // CHECK:   %0 = embed<C=64, D=2048, V=128256>(table: embed_tokens, token: input token) -> (y: y.0) tasks [32]
-// CHECK:   %1 = qkv_rope_append<C=512, Dh=64, K=2048, KVH=8, N=3072, R=32, S=4096, eps=1e-05, rope_factor=32, rope_high=4, rope_low=1, rope_orig=8192, theta=500000>(w: layer[0].qkv, norm: layer[0].input_norm, x: y.0, pos: input pos, k_cache: layer[0].k_cache, v_cache: layer[0].v_cache) -> (q: q.1) tasks [48, 1]
+// CHECK:   %1 = qkv_rope_append<C=1024, Dh=64, K=2048, KVH=8, N=3072, R=16, S=4096, eps=1e-05, rope_factor=32, rope_high=4, rope_low=1, rope_orig=8192, theta=500000>(w: layer[0].qkv, norm: layer[0].input_norm, x: y.0, pos: input pos, k_cache: layer[0].k_cache, v_cache: layer[0].v_cache) -> (q: q.1) tasks [48, 2]
 // CHECK:   %2 = attention_partial<C=128, Dh=64, KVH=8, NS=4, QD=2048, S=4096>(q: q.1, k_cache: layer[0].k_cache, v_cache: layer[0].v_cache, pos: input pos) -> (pm: pm.2, pl: pl.2, pacc: pacc.2) tasks [8, 4, 4]
 // CHECK:   %3 = attention_combine<H=32, NS=4, QD=2048>(pm: pm.2, pl: pl.2, pacc: pacc.2) -> (o: o.3) tasks [32]
 // CHECK:   %4 = matvec_residual<C=1024, K=2048, N=2048, R=16>(w: layer[0].o_proj, x: o.3, residual: y.0) -> (y: y.4) tasks [128]
-// CHECK:   %5 = rmsnorm_swiglu<C=512, K=2048, N2=16384, R=32, eps=1e-05>(w: layer[0].gate_up, norm: layer[0].post_norm, x: y.4) -> (y: y.5) tasks [256]
+// CHECK:   %5 = rmsnorm_swiglu<C=256, K=2048, N2=16384, R=64, eps=1e-05>(w: layer[0].gate_up, norm: layer[0].post_norm, x: y.4) -> (y: y.5) tasks [128]
 // CHECK:   %6 = matvec_residual<C=1024, K=8192, N=2048, R=16>(w: layer[0].down, x: y.5, residual: y.4) -> (y: y.6) tasks [128]
 // CHECK:   %7 = rmsnorm_lm_head_argmax<C=128, K=2048, R=128, V=128256, eps=1e-05>(w: lm_head, norm: final_norm, x: y.6) -> (logits: logits.7, part_max: part_max.7, part_idx: part_idx.7) tasks [1002]
 // CHECK:   %8 = argmax_final<P=1002>(part_max: part_max.7, part_idx: part_idx.7) -> (next: next.8) tasks [1]
@@ -53,45 +53,45 @@
 // CHECK: }
 // CHECK:
 // CHECK: // used by %1
-// CHECK: func qkv_rope_append<C=512, Dh=64, K=2048, KVH=8, N=3072, R=32, S=4096, eps=1e-05, rope_factor=32, rope_high=4, rope_low=1, rope_orig=8192, theta=500000>(w: bf16[3072, 2048], norm: bf16[2048], x: f32[2048], pos: i32[], inout k_cache: bf16[8, 4096, 64], inout v_cache: bf16[8, 4096, 64]) -> (q: bf16[2048]) tasks [48, 1] as (h, j) {
+// CHECK: func qkv_rope_append<C=1024, Dh=64, K=2048, KVH=8, N=3072, R=16, S=4096, eps=1e-05, rope_factor=32, rope_high=4, rope_low=1, rope_orig=8192, theta=500000>(w: bf16[3072, 2048], norm: bf16[2048], x: f32[2048], pos: i32[], inout k_cache: bf16[8, 4096, 64], inout v_cache: bf16[8, 4096, 64]) -> (q: bf16[2048]) tasks [48, 2] as (h, j) {
 // CHECK:   let xf: f32[2048] = cast<f32>(load x[0 : +2048])
 // CHECK:   let inv_rms: f32[] = rsqrt(mean(xf * xf) + 1e-05)
 // CHECK:   let xn: f32[2048] = cast<f32>(load norm[0 : +2048]) * (xf * inv_rms)
-// CHECK:   let row: i32[] = h * 64 + j * 32
-// CHECK:   let a: f32[32] = 0
-// CHECK:   let b: f32[32] = 0
-// CHECK:   for k in 0 .. 2048 step 512 {
-// CHECK:     let xc: f32[512] = xn[k : +512]
-// CHECK:     a += rowdot(cast<f32>(load w[row : +32, k : +512]), xc)
-// CHECK:     b += rowdot(cast<f32>(load w[row + 32 : +32, k : +512]), xc)
+// CHECK:   let row: i32[] = h * 64 + j * 16
+// CHECK:   let a: f32[16] = 0
+// CHECK:   let b: f32[16] = 0
+// CHECK:   for k in 0 .. 2048 step 1024 {
+// CHECK:     let xc: f32[1024] = xn[k : +1024]
+// CHECK:     a += rowdot(cast<f32>(load w[row : +16, k : +1024]), xc)
+// CHECK:     b += rowdot(cast<f32>(load w[row + 32 : +16, k : +1024]), xc)
 // CHECK:   }
-// CHECK:   let qa: bf16[32] = cast<bf16>(a)
-// CHECK:   let qb: bf16[32] = cast<bf16>(b)
+// CHECK:   let qa: bf16[16] = cast<bf16>(a)
+// CHECK:   let qb: bf16[16] = cast<bf16>(b)
 // CHECK:   if h >= 40 {
-// CHECK:     store v_cache[h - 32 - 8, pos, j * 32 : +32] = qa  // bf16[32]
-// CHECK:     store v_cache[h - 32 - 8, pos, 32 + j * 32 : +32] = qb  // bf16[32]
+// CHECK:     store v_cache[h - 32 - 8, pos, j * 16 : +16] = qa  // bf16[16]
+// CHECK:     store v_cache[h - 32 - 8, pos, 32 + j * 16 : +16] = qb  // bf16[16]
 // CHECK:   } else {
-// CHECK:     let i2: f32[32] = cast<f32>((iota(32) + j * 32) * 2)
-// CHECK:     let inv_freq: f32[32] = 1.0 / pow(5e+05, i2 / 64)
+// CHECK:     let i2: f32[16] = cast<f32>((iota(16) + j * 16) * 2)
+// CHECK:     let inv_freq: f32[16] = 1.0 / pow(5e+05, i2 / 64)
 // CHECK:     if true {
-// CHECK:       let wavelen: f32[32] = 6.283185307179586 / inv_freq
-// CHECK:       let smooth: f32[32] = (8192.0 / wavelen - 1.0) / 3.0
-// CHECK:       let medium: f32[32] = (1.0 - smooth) * inv_freq / 32.0 + smooth * inv_freq
+// CHECK:       let wavelen: f32[16] = 6.283185307179586 / inv_freq
+// CHECK:       let smooth: f32[16] = (8192.0 / wavelen - 1.0) / 3.0
+// CHECK:       let medium: f32[16] = (1.0 - smooth) * inv_freq / 32.0 + smooth * inv_freq
 // CHECK:       inv_freq = select(wavelen < 2048.0, inv_freq, select(wavelen > 8192.0, inv_freq / 32.0, medium))
 // CHECK:     }
-// CHECK:     let angle: f32[32] = cast<f32>(pos) * inv_freq
-// CHECK:     let c: f32[32] = cos(angle)
-// CHECK:     let s: f32[32] = sin(angle)
-// CHECK:     let af: f32[32] = cast<f32>(qa)
-// CHECK:     let bf: f32[32] = cast<f32>(qb)
-// CHECK:     let ra: bf16[32] = cast<bf16>(af * c - bf * s)
-// CHECK:     let rb: bf16[32] = cast<bf16>(bf * c + af * s)
+// CHECK:     let angle: f32[16] = cast<f32>(pos) * inv_freq
+// CHECK:     let c: f32[16] = cos(angle)
+// CHECK:     let s: f32[16] = sin(angle)
+// CHECK:     let af: f32[16] = cast<f32>(qa)
+// CHECK:     let bf: f32[16] = cast<f32>(qb)
+// CHECK:     let ra: bf16[16] = cast<bf16>(af * c - bf * s)
+// CHECK:     let rb: bf16[16] = cast<bf16>(bf * c + af * s)
 // CHECK:     if h < 32 {
-// CHECK:       store q[h * 64 + j * 32 : +32] = ra  // bf16[32]
-// CHECK:       store q[h * 64 + 32 + j * 32 : +32] = rb  // bf16[32]
+// CHECK:       store q[h * 64 + j * 16 : +16] = ra  // bf16[16]
+// CHECK:       store q[h * 64 + 32 + j * 16 : +16] = rb  // bf16[16]
 // CHECK:     } else {
-// CHECK:       store k_cache[h - 32, pos, j * 32 : +32] = ra  // bf16[32]
-// CHECK:       store k_cache[h - 32, pos, 32 + j * 32 : +32] = rb  // bf16[32]
+// CHECK:       store k_cache[h - 32, pos, j * 16 : +16] = ra  // bf16[16]
+// CHECK:       store k_cache[h - 32, pos, 32 + j * 16 : +16] = rb  // bf16[16]
 // CHECK:     }
 // CHECK:   }
 // CHECK: }
@@ -143,19 +143,19 @@
 // CHECK: }
 // CHECK:
 // CHECK: // used by %5
-// CHECK: func rmsnorm_swiglu<C=512, K=2048, N2=16384, R=32, eps=1e-05>(w: bf16[16384, 2048], norm: bf16[2048], x: f32[2048]) -> (y: bf16[8192]) tasks [256] as (t) {
+// CHECK: func rmsnorm_swiglu<C=256, K=2048, N2=16384, R=64, eps=1e-05>(w: bf16[16384, 2048], norm: bf16[2048], x: f32[2048]) -> (y: bf16[8192]) tasks [128] as (t) {
 // CHECK:   let xf: f32[2048] = cast<f32>(load x[0 : +2048])
 // CHECK:   let inv_rms: f32[] = rsqrt(mean(xf * xf) + 1e-05)
 // CHECK:   let xn: f32[2048] = cast<f32>(load norm[0 : +2048]) * (xf * inv_rms)
-// CHECK:   let gate: f32[32] = 0
-// CHECK:   let up: f32[32] = 0
-// CHECK:   for k in 0 .. 2048 step 512 {
-// CHECK:     let xc: f32[512] = xn[k : +512]
-// CHECK:     gate += rowdot(cast<f32>(load w[t * 32 : +32, k : +512]), xc)
-// CHECK:     up += rowdot(cast<f32>(load w[8192 + t * 32 : +32, k : +512]), xc)
+// CHECK:   let gate: f32[64] = 0
+// CHECK:   let up: f32[64] = 0
+// CHECK:   for k in 0 .. 2048 step 256 {
+// CHECK:     let xc: f32[256] = xn[k : +256]
+// CHECK:     gate += rowdot(cast<f32>(load w[t * 64 : +64, k : +256]), xc)
+// CHECK:     up += rowdot(cast<f32>(load w[8192 + t * 64 : +64, k : +256]), xc)
 // CHECK:   }
-// CHECK:   let act: f32[32] = silu(gate)
-// CHECK:   store y[t * 32 : +32] = cast<bf16>(act * up)  // bf16[32]
+// CHECK:   let act: f32[64] = silu(gate)
+// CHECK:   store y[t * 64 : +64] = cast<bf16>(act * up)  // bf16[64]
 // CHECK: }
 // CHECK:
 // CHECK: // used by %6

@@ -31,22 +31,22 @@
 // CHECK: task 26 matvec_residual#4[5] reads y.0[40..48], layer[0].o_proj[40..48, 0..64], o.3[0..64] writes y.4[40..48] bytes 1216 flops 1024
 // CHECK: task 27 matvec_residual#4[6] reads y.0[48..56], layer[0].o_proj[48..56, 0..64], o.3[0..64] writes y.4[48..56] bytes 1216 flops 1024
 // CHECK: task 28 matvec_residual#4[7] reads y.0[56..64], layer[0].o_proj[56..64, 0..64], o.3[0..64] writes y.4[56..64] bytes 1216 flops 1024
-// CHECK: task 29 rmsnorm_swiglu#5[0] reads layer[0].post_norm[0..64], layer[0].gate_up[0..136, 0..64], y.4[0..64] writes y.5[0..8] bytes 2448 flops 2048
-// CHECK: task 30 rmsnorm_swiglu#5[1] reads layer[0].post_norm[0..64], layer[0].gate_up[8..144, 0..64], y.4[0..64] writes y.5[8..16] bytes 2448 flops 2048
-// CHECK: task 31 rmsnorm_swiglu#5[2] reads layer[0].post_norm[0..64], layer[0].gate_up[16..152, 0..64], y.4[0..64] writes y.5[16..24] bytes 2448 flops 2048
-// CHECK: task 32 rmsnorm_swiglu#5[3] reads layer[0].post_norm[0..64], layer[0].gate_up[24..160, 0..64], y.4[0..64] writes y.5[24..32] bytes 2448 flops 2048
-// CHECK: task 33 rmsnorm_swiglu#5[4] reads layer[0].post_norm[0..64], layer[0].gate_up[32..168, 0..64], y.4[0..64] writes y.5[32..40] bytes 2448 flops 2048
-// CHECK: task 34 rmsnorm_swiglu#5[5] reads layer[0].post_norm[0..64], layer[0].gate_up[40..176, 0..64], y.4[0..64] writes y.5[40..48] bytes 2448 flops 2048
-// CHECK: task 35 rmsnorm_swiglu#5[6] reads layer[0].post_norm[0..64], layer[0].gate_up[48..184, 0..64], y.4[0..64] writes y.5[48..56] bytes 2448 flops 2048
-// CHECK: task 36 rmsnorm_swiglu#5[7] reads layer[0].post_norm[0..64], layer[0].gate_up[56..192, 0..64], y.4[0..64] writes y.5[56..64] bytes 2448 flops 2048
-// CHECK: task 37 rmsnorm_swiglu#5[8] reads layer[0].post_norm[0..64], layer[0].gate_up[64..200, 0..64], y.4[0..64] writes y.5[64..72] bytes 2448 flops 2048
-// CHECK: task 38 rmsnorm_swiglu#5[9] reads layer[0].post_norm[0..64], layer[0].gate_up[72..208, 0..64], y.4[0..64] writes y.5[72..80] bytes 2448 flops 2048
-// CHECK: task 39 rmsnorm_swiglu#5[10] reads layer[0].post_norm[0..64], layer[0].gate_up[80..216, 0..64], y.4[0..64] writes y.5[80..88] bytes 2448 flops 2048
-// CHECK: task 40 rmsnorm_swiglu#5[11] reads layer[0].post_norm[0..64], layer[0].gate_up[88..224, 0..64], y.4[0..64] writes y.5[88..96] bytes 2448 flops 2048
-// CHECK: task 41 rmsnorm_swiglu#5[12] reads layer[0].post_norm[0..64], layer[0].gate_up[96..232, 0..64], y.4[0..64] writes y.5[96..104] bytes 2448 flops 2048
-// CHECK: task 42 rmsnorm_swiglu#5[13] reads layer[0].post_norm[0..64], layer[0].gate_up[104..240, 0..64], y.4[0..64] writes y.5[104..112] bytes 2448 flops 2048
-// CHECK: task 43 rmsnorm_swiglu#5[14] reads layer[0].post_norm[0..64], layer[0].gate_up[112..248, 0..64], y.4[0..64] writes y.5[112..120] bytes 2448 flops 2048
-// CHECK: task 44 rmsnorm_swiglu#5[15] reads layer[0].post_norm[0..64], layer[0].gate_up[120..256, 0..64], y.4[0..64] writes y.5[120..128] bytes 2448 flops 2048
+// CHECK: task 29 rmsnorm_swiglu#5[0] reads layer[0].post_norm[0..64], layer[0].gate_up[0..8, 0..64], layer[0].gate_up[128..136, 0..64], y.4[0..64] writes y.5[0..8] bytes 2448 flops 2048
+// CHECK: task 30 rmsnorm_swiglu#5[1] reads layer[0].post_norm[0..64], layer[0].gate_up[8..16, 0..64], layer[0].gate_up[136..144, 0..64], y.4[0..64] writes y.5[8..16] bytes 2448 flops 2048
+// CHECK: task 31 rmsnorm_swiglu#5[2] reads layer[0].post_norm[0..64], layer[0].gate_up[16..24, 0..64], layer[0].gate_up[144..152, 0..64], y.4[0..64] writes y.5[16..24] bytes 2448 flops 2048
+// CHECK: task 32 rmsnorm_swiglu#5[3] reads layer[0].post_norm[0..64], layer[0].gate_up[24..32, 0..64], layer[0].gate_up[152..160, 0..64], y.4[0..64] writes y.5[24..32] bytes 2448 flops 2048
+// CHECK: task 33 rmsnorm_swiglu#5[4] reads layer[0].post_norm[0..64], layer[0].gate_up[32..40, 0..64], layer[0].gate_up[160..168, 0..64], y.4[0..64] writes y.5[32..40] bytes 2448 flops 2048
+// CHECK: task 34 rmsnorm_swiglu#5[5] reads layer[0].post_norm[0..64], layer[0].gate_up[40..48, 0..64], layer[0].gate_up[168..176, 0..64], y.4[0..64] writes y.5[40..48] bytes 2448 flops 2048
+// CHECK: task 35 rmsnorm_swiglu#5[6] reads layer[0].post_norm[0..64], layer[0].gate_up[48..56, 0..64], layer[0].gate_up[176..184, 0..64], y.4[0..64] writes y.5[48..56] bytes 2448 flops 2048
+// CHECK: task 36 rmsnorm_swiglu#5[7] reads layer[0].post_norm[0..64], layer[0].gate_up[56..64, 0..64], layer[0].gate_up[184..192, 0..64], y.4[0..64] writes y.5[56..64] bytes 2448 flops 2048
+// CHECK: task 37 rmsnorm_swiglu#5[8] reads layer[0].post_norm[0..64], layer[0].gate_up[64..72, 0..64], layer[0].gate_up[192..200, 0..64], y.4[0..64] writes y.5[64..72] bytes 2448 flops 2048
+// CHECK: task 38 rmsnorm_swiglu#5[9] reads layer[0].post_norm[0..64], layer[0].gate_up[72..80, 0..64], layer[0].gate_up[200..208, 0..64], y.4[0..64] writes y.5[72..80] bytes 2448 flops 2048
+// CHECK: task 39 rmsnorm_swiglu#5[10] reads layer[0].post_norm[0..64], layer[0].gate_up[80..88, 0..64], layer[0].gate_up[208..216, 0..64], y.4[0..64] writes y.5[80..88] bytes 2448 flops 2048
+// CHECK: task 40 rmsnorm_swiglu#5[11] reads layer[0].post_norm[0..64], layer[0].gate_up[88..96, 0..64], layer[0].gate_up[216..224, 0..64], y.4[0..64] writes y.5[88..96] bytes 2448 flops 2048
+// CHECK: task 41 rmsnorm_swiglu#5[12] reads layer[0].post_norm[0..64], layer[0].gate_up[96..104, 0..64], layer[0].gate_up[224..232, 0..64], y.4[0..64] writes y.5[96..104] bytes 2448 flops 2048
+// CHECK: task 42 rmsnorm_swiglu#5[13] reads layer[0].post_norm[0..64], layer[0].gate_up[104..112, 0..64], layer[0].gate_up[232..240, 0..64], y.4[0..64] writes y.5[104..112] bytes 2448 flops 2048
+// CHECK: task 43 rmsnorm_swiglu#5[14] reads layer[0].post_norm[0..64], layer[0].gate_up[112..120, 0..64], layer[0].gate_up[240..248, 0..64], y.4[0..64] writes y.5[112..120] bytes 2448 flops 2048
+// CHECK: task 44 rmsnorm_swiglu#5[15] reads layer[0].post_norm[0..64], layer[0].gate_up[120..128, 0..64], layer[0].gate_up[248..256, 0..64], y.4[0..64] writes y.5[120..128] bytes 2448 flops 2048
 // CHECK: task 45 matvec_residual#6[0] reads layer[0].down[0..8, 0..128], y.4[0..8], y.5[0..128] writes y.6[0..8] bytes 2368 flops 2048
 // CHECK: task 46 matvec_residual#6[1] reads layer[0].down[8..16, 0..128], y.4[8..16], y.5[0..128] writes y.6[8..16] bytes 2368 flops 2048
 // CHECK: task 47 matvec_residual#6[2] reads layer[0].down[16..24, 0..128], y.4[16..24], y.5[0..128] writes y.6[16..24] bytes 2368 flops 2048
@@ -83,22 +83,22 @@
 // CHECK: task 78 matvec_residual#10[5] reads y.6[40..48], layer[1].o_proj[40..48, 0..64], o.9[0..64] writes y.10[40..48] bytes 1216 flops 1024
 // CHECK: task 79 matvec_residual#10[6] reads y.6[48..56], layer[1].o_proj[48..56, 0..64], o.9[0..64] writes y.10[48..56] bytes 1216 flops 1024
 // CHECK: task 80 matvec_residual#10[7] reads y.6[56..64], layer[1].o_proj[56..64, 0..64], o.9[0..64] writes y.10[56..64] bytes 1216 flops 1024
-// CHECK: task 81 rmsnorm_swiglu#11[0] reads layer[1].post_norm[0..64], layer[1].gate_up[0..136, 0..64], y.10[0..64] writes y.11[0..8] bytes 2448 flops 2048
-// CHECK: task 82 rmsnorm_swiglu#11[1] reads layer[1].post_norm[0..64], layer[1].gate_up[8..144, 0..64], y.10[0..64] writes y.11[8..16] bytes 2448 flops 2048
-// CHECK: task 83 rmsnorm_swiglu#11[2] reads layer[1].post_norm[0..64], layer[1].gate_up[16..152, 0..64], y.10[0..64] writes y.11[16..24] bytes 2448 flops 2048
-// CHECK: task 84 rmsnorm_swiglu#11[3] reads layer[1].post_norm[0..64], layer[1].gate_up[24..160, 0..64], y.10[0..64] writes y.11[24..32] bytes 2448 flops 2048
-// CHECK: task 85 rmsnorm_swiglu#11[4] reads layer[1].post_norm[0..64], layer[1].gate_up[32..168, 0..64], y.10[0..64] writes y.11[32..40] bytes 2448 flops 2048
-// CHECK: task 86 rmsnorm_swiglu#11[5] reads layer[1].post_norm[0..64], layer[1].gate_up[40..176, 0..64], y.10[0..64] writes y.11[40..48] bytes 2448 flops 2048
-// CHECK: task 87 rmsnorm_swiglu#11[6] reads layer[1].post_norm[0..64], layer[1].gate_up[48..184, 0..64], y.10[0..64] writes y.11[48..56] bytes 2448 flops 2048
-// CHECK: task 88 rmsnorm_swiglu#11[7] reads layer[1].post_norm[0..64], layer[1].gate_up[56..192, 0..64], y.10[0..64] writes y.11[56..64] bytes 2448 flops 2048
-// CHECK: task 89 rmsnorm_swiglu#11[8] reads layer[1].post_norm[0..64], layer[1].gate_up[64..200, 0..64], y.10[0..64] writes y.11[64..72] bytes 2448 flops 2048
-// CHECK: task 90 rmsnorm_swiglu#11[9] reads layer[1].post_norm[0..64], layer[1].gate_up[72..208, 0..64], y.10[0..64] writes y.11[72..80] bytes 2448 flops 2048
-// CHECK: task 91 rmsnorm_swiglu#11[10] reads layer[1].post_norm[0..64], layer[1].gate_up[80..216, 0..64], y.10[0..64] writes y.11[80..88] bytes 2448 flops 2048
-// CHECK: task 92 rmsnorm_swiglu#11[11] reads layer[1].post_norm[0..64], layer[1].gate_up[88..224, 0..64], y.10[0..64] writes y.11[88..96] bytes 2448 flops 2048
-// CHECK: task 93 rmsnorm_swiglu#11[12] reads layer[1].post_norm[0..64], layer[1].gate_up[96..232, 0..64], y.10[0..64] writes y.11[96..104] bytes 2448 flops 2048
-// CHECK: task 94 rmsnorm_swiglu#11[13] reads layer[1].post_norm[0..64], layer[1].gate_up[104..240, 0..64], y.10[0..64] writes y.11[104..112] bytes 2448 flops 2048
-// CHECK: task 95 rmsnorm_swiglu#11[14] reads layer[1].post_norm[0..64], layer[1].gate_up[112..248, 0..64], y.10[0..64] writes y.11[112..120] bytes 2448 flops 2048
-// CHECK: task 96 rmsnorm_swiglu#11[15] reads layer[1].post_norm[0..64], layer[1].gate_up[120..256, 0..64], y.10[0..64] writes y.11[120..128] bytes 2448 flops 2048
+// CHECK: task 81 rmsnorm_swiglu#11[0] reads layer[1].post_norm[0..64], layer[1].gate_up[0..8, 0..64], layer[1].gate_up[128..136, 0..64], y.10[0..64] writes y.11[0..8] bytes 2448 flops 2048
+// CHECK: task 82 rmsnorm_swiglu#11[1] reads layer[1].post_norm[0..64], layer[1].gate_up[8..16, 0..64], layer[1].gate_up[136..144, 0..64], y.10[0..64] writes y.11[8..16] bytes 2448 flops 2048
+// CHECK: task 83 rmsnorm_swiglu#11[2] reads layer[1].post_norm[0..64], layer[1].gate_up[16..24, 0..64], layer[1].gate_up[144..152, 0..64], y.10[0..64] writes y.11[16..24] bytes 2448 flops 2048
+// CHECK: task 84 rmsnorm_swiglu#11[3] reads layer[1].post_norm[0..64], layer[1].gate_up[24..32, 0..64], layer[1].gate_up[152..160, 0..64], y.10[0..64] writes y.11[24..32] bytes 2448 flops 2048
+// CHECK: task 85 rmsnorm_swiglu#11[4] reads layer[1].post_norm[0..64], layer[1].gate_up[32..40, 0..64], layer[1].gate_up[160..168, 0..64], y.10[0..64] writes y.11[32..40] bytes 2448 flops 2048
+// CHECK: task 86 rmsnorm_swiglu#11[5] reads layer[1].post_norm[0..64], layer[1].gate_up[40..48, 0..64], layer[1].gate_up[168..176, 0..64], y.10[0..64] writes y.11[40..48] bytes 2448 flops 2048
+// CHECK: task 87 rmsnorm_swiglu#11[6] reads layer[1].post_norm[0..64], layer[1].gate_up[48..56, 0..64], layer[1].gate_up[176..184, 0..64], y.10[0..64] writes y.11[48..56] bytes 2448 flops 2048
+// CHECK: task 88 rmsnorm_swiglu#11[7] reads layer[1].post_norm[0..64], layer[1].gate_up[56..64, 0..64], layer[1].gate_up[184..192, 0..64], y.10[0..64] writes y.11[56..64] bytes 2448 flops 2048
+// CHECK: task 89 rmsnorm_swiglu#11[8] reads layer[1].post_norm[0..64], layer[1].gate_up[64..72, 0..64], layer[1].gate_up[192..200, 0..64], y.10[0..64] writes y.11[64..72] bytes 2448 flops 2048
+// CHECK: task 90 rmsnorm_swiglu#11[9] reads layer[1].post_norm[0..64], layer[1].gate_up[72..80, 0..64], layer[1].gate_up[200..208, 0..64], y.10[0..64] writes y.11[72..80] bytes 2448 flops 2048
+// CHECK: task 91 rmsnorm_swiglu#11[10] reads layer[1].post_norm[0..64], layer[1].gate_up[80..88, 0..64], layer[1].gate_up[208..216, 0..64], y.10[0..64] writes y.11[80..88] bytes 2448 flops 2048
+// CHECK: task 92 rmsnorm_swiglu#11[11] reads layer[1].post_norm[0..64], layer[1].gate_up[88..96, 0..64], layer[1].gate_up[216..224, 0..64], y.10[0..64] writes y.11[88..96] bytes 2448 flops 2048
+// CHECK: task 93 rmsnorm_swiglu#11[12] reads layer[1].post_norm[0..64], layer[1].gate_up[96..104, 0..64], layer[1].gate_up[224..232, 0..64], y.10[0..64] writes y.11[96..104] bytes 2448 flops 2048
+// CHECK: task 94 rmsnorm_swiglu#11[13] reads layer[1].post_norm[0..64], layer[1].gate_up[104..112, 0..64], layer[1].gate_up[232..240, 0..64], y.10[0..64] writes y.11[104..112] bytes 2448 flops 2048
+// CHECK: task 95 rmsnorm_swiglu#11[14] reads layer[1].post_norm[0..64], layer[1].gate_up[112..120, 0..64], layer[1].gate_up[240..248, 0..64], y.10[0..64] writes y.11[112..120] bytes 2448 flops 2048
+// CHECK: task 96 rmsnorm_swiglu#11[15] reads layer[1].post_norm[0..64], layer[1].gate_up[120..128, 0..64], layer[1].gate_up[248..256, 0..64], y.10[0..64] writes y.11[120..128] bytes 2448 flops 2048
 // CHECK: task 97 matvec_residual#12[0] reads layer[1].down[0..8, 0..128], y.10[0..8], y.11[0..128] writes y.12[0..8] bytes 2368 flops 2048
 // CHECK: task 98 matvec_residual#12[1] reads layer[1].down[8..16, 0..128], y.10[8..16], y.11[0..128] writes y.12[8..16] bytes 2368 flops 2048
 // CHECK: task 99 matvec_residual#12[2] reads layer[1].down[16..24, 0..128], y.10[16..24], y.11[0..128] writes y.12[16..24] bytes 2368 flops 2048

@@ -109,11 +109,12 @@ TEST_CASE("regions: task slices, loops, runtime scalars, flops") {
   CHECK(a.reads[1].ranges == Ranges{{0, 8}, {2, 3}});  // pos unknown: the whole dim
   CHECK(a.reads[2].tensor == w);
   CHECK(a.reads[2].ranges == Ranges{{0, 4}, {0, 8}});
-  REQUIRE(a.writes.size() == 1);
-  CHECK(a.writes[0].ranges == Ranges{{0, 12}});  // hull of y[8..12) and y[0..4)
-  // Bytes: per tensor the smaller of its box and the tiles moved (tile x trips): x 16, kc 4
-  // (one element at the run-time `pos`, 4 trips, not its 8-element box), w 32, y 12.
-  CHECK(a.bytes == (16 + 4 + 32 + 12) * 4);
+  REQUIRE(a.writes.size() == 2);  // y[0..4) and y[8..12) stay apart: a task writing y[4..8) does not overlap
+  CHECK(a.writes[0].ranges == Ranges{{0, 4}});
+  CHECK(a.writes[1].ranges == Ranges{{8, 12}});
+  // Bytes: per tensor the smaller of its boxes and the tiles moved (tile x trips): x 16, kc 4
+  // (one element at the run-time `pos`, 4 trips, not its 8-element box), w 32, y 8.
+  CHECK(a.bytes == (16 + 4 + 32 + 8) * 4);
   CHECK(a.flops == 2 * 32 * 4);  // RowDot over a 4x8 tile, 4 trips
   CHECK(lowering::largestLoadBytes(*f) == 32 * 4);
 
@@ -126,6 +127,59 @@ TEST_CASE("regions: task slices, loops, runtime scalars, flops") {
   a = lowering::analyzeTask(b.g, b.g.nodes[1], {1});
   CHECK(a.reads[0].ranges == Ranges{{0, 16}});
   CHECK(a.writes[0].ranges == Ranges{{1, 2}});
+}
+
+TEST_CASE("regions: disjoint boxes stay apart, touching ones merge, more than four fold into one") {
+  GraphBuilder b;
+  int x = b.tensor("x", Tensor::Input, {8, 8});
+  int y = b.tensor("y", Tensor::Activation, {8, 64});
+  // Task t stores x's row block into y at the column offsets listed, 4 columns each.
+  auto stores = [&](const char* name, std::vector<int64_t> cols) {
+    auto f = func(name, {inParam("x", {8, 8}), outParam("y", {8, 64})}, {4}, i32Locals(1));
+    for (int64_t c : cols)
+      f->body.push_back(store(1, load(0, DType::F32, dim(constant(0), 2), dim(constant(0), 4)),
+                              dim(mul(taskIndex(0), constant(2)), 2), dim(constant(c), 4)));
+    b.node(f, {x, y});
+    return lowering::analyzeTask(b.g, b.g.nodes.back(), {1});
+  };
+  // Apart in columns: two boxes, in order.
+  lowering::TaskAccess a = stores("apart", {32, 0});
+  REQUIRE(a.writes.size() == 2);
+  CHECK(a.writes[0].ranges == Ranges{{2, 4}, {0, 4}});
+  CHECK(a.writes[1].ranges == Ranges{{2, 4}, {32, 36}});
+  CHECK(a.bytes == (8 + 16) * 4);  // the x tile read twice, but its box once; y 2 x 8 elements
+  // Abutting (columns 4..8 after 0..4) and overlapping (6..10): one box, no larger than their union.
+  a = stores("touching", {0, 4, 6});
+  REQUIRE(a.writes.size() == 1);
+  CHECK(a.writes[0].ranges == Ranges{{2, 4}, {0, 10}});
+  // Five apart: folded into their hull.
+  a = stores("many", {0, 8, 16, 24, 40});
+  REQUIRE(a.writes.size() == 1);
+  CHECK(a.writes[0].ranges == Ranges{{2, 4}, {0, 44}});
+  // Four apart are kept.
+  a = stores("four", {0, 8, 16, 24});
+  CHECK(a.writes.size() == 4);
+}
+
+TEST_CASE("schedule: tasks writing interleaved halves of one tensor do not wait for each other") {
+  // halves (2 tasks): y[4t : +4] and y[8 + 4t : +4] (a head's two RoPE halves); their hulls
+  // [0, 12) and [4, 16) would overlap and make task 1 wait for task 0.
+  GraphBuilder b;
+  int x = b.tensor("x", Tensor::Input, {4});
+  int y = b.tensor("y", Tensor::Activation, {16});
+  b.node(func("halves", {inParam("x", {4}), outParam("y", {16})}, {2}, i32Locals(1),
+              store(1, load(0, DType::F32, dim(constant(0), 4)), dim(mul(taskIndex(0), constant(4)), 4)),
+              store(1, load(0, DType::F32, dim(constant(0), 4)), dim(add(mul(taskIndex(0), constant(4)), constant(8)), 4))),
+         {x, y});
+  Megakernel mk = lowering::schedule(b.g, twoSms());
+  REQUIRE(mk.tasks.size() == 2);
+  CHECK(mk.tasks[1].writes.size() == 2);
+  CHECK(mk.counters.empty());
+  CHECK(mk.tasks[0].waits.empty());
+  CHECK(mk.tasks[1].waits.empty());
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  CHECK(verify(mk, diags));
 }
 
 TEST_CASE("schedule: producer and consumers on two SMs") {
