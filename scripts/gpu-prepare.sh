@@ -11,7 +11,8 @@
 #   tiny_drop.ptx, .meta.json      the tiny kernel built with --test-drop-signal 5 (the fault test)
 #   llama1b_l{2,4,8}.ptx, .meta.json  the 1B shapes with 2, 4, 8 layers (diagnostic depth sweep)
 #   v-NAME.ptx, .meta.json         speed experiments: the 1B config built with extra options, from
-#                                  VARIANTS="NAME:OPTIONS;NAME:OPTIONS" (gpu-check.sh's `variants`)
+#                                  VARIANTS="NAME:OPTIONS;NAME:OPTIONS" (gpu-check.sh's `variants`;
+#                                  a `--config` among the options replaces the 1B's)
 #   tiny_cpu.npy                   the CPU interpreter's logits for tests/data's weights and tokens
 #   PREPARED.txt                   git revision, tool versions, sha256 of every file
 #
