@@ -153,17 +153,24 @@ std::string metadataJson(const ir::Megakernel& kernel, const LaunchInfo& launch)
                  ", \"tensor\": " + tensorName(in.tensor) + ", \"bound\": " + (bound < 0 ? "null" : num(bound)) + "}";
         }));
   if (launch.traceRecords > 0) {
-    // What the trace's records point at: per node, its op, task count and estimated bytes.
+    // What the trace's records point at: per node, its op, task count, estimated bytes and
+    // whether they are exact or an upper bound.
     std::vector<int64_t> tasks(g.nodes.size(), 0), bytes(g.nodes.size(), 0);
+    std::vector<bool> exact(g.nodes.size(), true);
     for (const ir::Task& t : kernel.tasks)
-      if (t.node >= 0 && size_t(t.node) < g.nodes.size()) ++tasks[size_t(t.node)], bytes[size_t(t.node)] += t.bytes;
+      if (t.node >= 0 && size_t(t.node) < g.nodes.size()) {
+        ++tasks[size_t(t.node)];
+        bytes[size_t(t.node)] += t.bytes;
+        if (!t.bytesExact) exact[size_t(t.node)] = false;
+      }
     std::string nodes;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       // The op's name without its instantiation's arguments: "matvec_residual", not "matvec_residual<C=512, ...>".
       const std::string full = g.nodes[i].func ? g.nodes[i].func->name : "";
       const std::string op = full.substr(0, full.find('<'));
       nodes += std::string(i ? ",\n      " : "\n      ") + "{\"name\": " + jsonQuote(op + "#" + num(int64_t(i))) +
-               ", \"op\": " + jsonQuote(op) + ", \"tasks\": " + num(tasks[i]) + ", \"bytes\": " + num(bytes[i]) + "}";
+               ", \"op\": " + jsonQuote(op) + ", \"tasks\": " + num(tasks[i]) + ", \"bytes\": " + num(bytes[i]) +
+               ", \"bytes_exact\": " + (exact[i] ? "true" : "false") + "}";
     }
     field("trace", "{\"records\": " + num(launch.traceRecords) + ", \"record_words\": " + num(TraceWords) +
                        ", \"nodes\": [" + nodes + "\n    ]}");

@@ -25,6 +25,7 @@ struct Task {
   std::vector<Region> reads;    // what it may read (a superset where indices depend on run time)
   std::vector<Region> writes;   // what it may write
   int64_t bytes = 0;            // estimated bytes moved
+  bool bytesExact = true;       // false: `bytes` is an upper bound (lowering::TaskAccess)
   int64_t flops = 0;
   int sm = -1;
   std::vector<int> waits;       // counters to wait on before running

@@ -83,6 +83,7 @@ class Analyzer {
         for (const Region& box : boxes) elements += box.elements();
         const auto& traffic = side == &reads_ ? readTraffic_ : writeTraffic_;
         if (auto t = traffic.find(tensor); t != traffic.end() && t->second >= 0) elements = std::min(elements, t->second);
+        else if (t != traffic.end()) out.bytesExact = false;
         out.bytes += elements * dtypeBytes(graph_.tensors[tensor].dtype);
         auto& regions = side == &reads_ ? out.reads : out.writes;
         regions.insert(regions.end(), boxes.begin(), boxes.end());

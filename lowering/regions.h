@@ -15,6 +15,9 @@ struct TaskAccess {
   // clamped to the tensor's shape. Scalar parameters have none.
   std::vector<ir::Region> reads, writes;  // sorted by tensor id, then by box
   int64_t bytes = 0;  // sum over the boxes of elements * dtype bytes
+  // False when a tensor touched in a loop whose trip count is known only at run time (an
+  // attention loop up to `pos`) was counted by its whole boxes: `bytes` is then an upper bound.
+  bool bytesExact = true;
   int64_t flops = 0;  // 2 * matrix-operand elements of Dot/RowDot/ColDot, times known trip counts
 };
 

@@ -90,6 +90,7 @@ class Scheduler {
         t.reads = std::move(a.reads);
         t.writes = std::move(a.writes);
         t.bytes = a.bytes;
+        t.bytesExact = a.bytesExact;
         t.flops = a.flops;
         mk_.tasks.push_back(std::move(t));
       }

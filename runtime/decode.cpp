@@ -200,7 +200,7 @@ TraceCapture::TraceCapture(mkrt::Model& model, int64_t step, int64_t steps) : mo
   if (!model_.traced()) throw DecodeError("the kernel was built without --trace: rebuild it with mkdsl build --trace");
   step_ = traceStepOf(step, steps);
   info_.records = int64_t(model_.traceRecords());
-  for (const mkrt_trace_node& n : model_.traceNodes()) info_.nodes.push_back({n.name, n.op, n.tasks, n.bytes});
+  for (const mkrt_trace_node& n : model_.traceNodes()) info_.nodes.push_back({n.name, n.op, n.tasks, n.bytes, n.bytes_exact != 0});
 }
 
 void TraceCapture::afterStep(int64_t step) {

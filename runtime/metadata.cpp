@@ -208,6 +208,7 @@ KernelMetadata parseMetadata(std::string_view text, const std::string& path) {
       n.op = rd.string(rd.need(nv, "op", where + ": "), where + ".op");
       n.tasks = rd.integer(rd.need(nv, "tasks", where + ": "), where + ".tasks", 0, kMax);
       n.bytes = rd.integer(rd.need(nv, "bytes", where + ": "), where + ".bytes", 0, kMax);
+      if (const JsonValue* e = nv.get("bytes_exact")) n.bytesExact = rd.boolean(*e, where + ".bytes_exact");
       t.nodes.push_back(std::move(n));
     }
     m.trace = std::move(t);

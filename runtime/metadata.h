@@ -87,6 +87,9 @@ struct TraceNode {
   std::string op;    // "qkv_rope_append"
   int64_t tasks = 0;
   int64_t bytes = 0;
+  // False when `bytes` is an upper bound: a loop of its tasks runs a number of trips known only
+  // at run time (attention up to `pos`), and the compiler counted the whole region it may read.
+  bool bytesExact = true;
 };
 struct TraceInfo {
   int64_t records = 0;           // one per queue entry, SM 0's first

@@ -277,7 +277,7 @@ void open(mkrt_model& m, std::string image, const KernelMetadata& metadata, int 
   m.inputs = m.alloc(std::max<uint64_t>(md.inputs.size(), 1) * 4, "step inputs");
   if (md.trace) {
     m.trace = m.alloc(m.traceBytes(), "trace records");
-    for (const TraceNode& n : md.trace->nodes) m.traceNodes.push_back({n.name.c_str(), n.op.c_str(), n.tasks, n.bytes});
+    for (const TraceNode& n : md.trace->nodes) m.traceNodes.push_back({n.name.c_str(), n.op.c_str(), n.tasks, n.bytes, n.bytesExact ? 1 : 0});
   }
   m.check(d.eventCreate(&m.start, CU_EVENT_DEFAULT), "cuEventCreate");
   m.check(d.eventCreate(&m.stop, CU_EVENT_DEFAULT), "cuEventCreate");

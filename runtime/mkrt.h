@@ -147,12 +147,15 @@ mkrt_status mkrt_set_timeout_ns(mkrt_model* model, uint64_t ns);
 #define MKRT_TRACE_RECORD_WORDS 8
 
 /* A node of the op graph, as the records' node ids name it: "qkv_rope_append#1", its op
- * "qkv_rope_append", its task count and the bytes the compiler estimates its tasks move. */
+ * "qkv_rope_append", its task count and the bytes the compiler estimates its tasks move;
+ * bytes_exact is 0 when they are an upper bound (a loop whose trip count is known only at run
+ * time, counted over the whole region it may read), else 1. */
 typedef struct mkrt_trace_node {
   const char* name;
   const char* op;
   int64_t tasks;
   int64_t bytes;
+  int32_t bytes_exact;
 } mkrt_trace_node;
 
 /* 1 when the kernel was built with --trace, else 0. */

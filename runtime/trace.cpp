@@ -65,7 +65,10 @@ TraceSummary summarizeTrace(const TraceInfo& info, std::span<const uint64_t> wor
   TraceSummary s;
   s.step = step;
   s.records = recordCount(words);
-  for (const TraceNode& n : info.nodes) s.estimatedBytes += n.bytes;
+  for (const TraceNode& n : info.nodes) {
+    (n.bytesExact ? s.estimatedBytes : s.boundBytes) += n.bytes;
+    if (!n.bytesExact && std::find(s.boundOps.begin(), s.boundOps.end(), n.op) == s.boundOps.end()) s.boundOps.push_back(n.op);
+  }
 
   // Ops in the order the nodes name them; each node's op is found by index.
   std::vector<size_t> opOfNode;
@@ -138,7 +141,12 @@ std::vector<std::string> traceReport(const TraceSummary& s) {
   } else {
     lines.push_back(head + std::to_string(s.written) + (s.written == 1 ? " task on " : " tasks on ") + std::to_string(s.sms) +
                     (s.sms == 1 ? " SM" : " SMs") + " in " + micros(s.spanNs) + " us (the earliest start to the latest end)");
-    lines.push_back("estimated traffic " + std::to_string(s.estimatedBytes) + " bytes (the compiler's estimate): " +
+    std::string bound;
+    if (s.boundBytes > 0) {
+      bound = ", without the upper bound of " + std::to_string(s.boundBytes) + " bytes for ";
+      for (size_t i = 0; i < s.boundOps.size(); ++i) bound += (i ? ", " : "") + s.boundOps[i];
+    }
+    lines.push_back("estimated traffic " + std::to_string(s.estimatedBytes) + " bytes (the compiler's estimate" + bound + "): " +
                     (s.spanNs ? fmt("%.2f", s.gbPerS) + " GB/s over the span" : std::string("no span to divide by")));
     size_t width = 2;
     for (const TraceOpSummary& op : s.ops) width = std::max(width, op.op.size());

@@ -49,7 +49,9 @@ struct TraceSummary {
   size_t malformed = 0;       // partly written, times backwards, or an unknown node
   uint64_t startNs = 0;       // the earliest start (GPU global timer)
   uint64_t spanNs = 0;        // the earliest start to the latest end
-  int64_t estimatedBytes = 0; // the compiler's estimate for the whole step: every node's bytes
+  int64_t estimatedBytes = 0; // the compiler's estimate for the whole step: the exact nodes' bytes
+  int64_t boundBytes = 0;     // the other nodes' bytes: upper bounds (TraceNode::bytesExact), not counted
+  std::vector<std::string> boundOps;  // their ops, in the order the nodes first name them
   double gbPerS = 0;          // estimatedBytes over the span (bytes per ns = GB/s); 0 with no span
   size_t sms = 0;             // SMs that ran at least one written record
   std::vector<TraceOpSummary> ops;         // in the order the metadata's nodes first name them
@@ -62,6 +64,9 @@ TraceSummary summarizeTrace(const TraceInfo& info, std::span<const uint64_t> wor
 // The summary as text lines, without a tool's prefix:
 //   trace of step 14: 138 tasks on 132 SMs in 52.310 us (the earliest start to the latest end)
 //   estimated traffic 1234567 bytes (the compiler's estimate): 23.60 GB/s over the span
+// or, when some nodes' bytes are upper bounds (loops to a run-time bound such as `pos`),
+//   estimated traffic 1234567 bytes (the compiler's estimate, without the upper bound of 2048 bytes
+//   for attention_partial): 23.60 GB/s over the span
 //   op                  tasks     busy us     wait us  busy/task us   share ring wait us loader wait us  lead/task us
 //   qkv_rope_append         8      12.345       3.210         1.543   12.3%        2.100          0.350         0.812
 //   attention_partial      16       9.800       4.000         0.613    9.1%        0.000              -             -

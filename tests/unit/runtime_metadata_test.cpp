@@ -449,6 +449,8 @@ TEST_CASE("runtime metadata: a traced kernel's \"trace\", and every malformed on
   CHECK(bad("\"tasks\": 2", "\"tasks\": -2") == head + "\"trace\".nodes[0].tasks is -2; expected at least 0");
   CHECK(bad("\"bytes\": 8", "\"bytes\": 1.5") == head + "\"trace\".nodes[1].bytes is 1.5, not an integer");
   CHECK(bad("\"op\": \"a\"", "\"op\": null") == head + "\"trace\".nodes[0].op is null, not a string");
+  CHECK(bad("\"bytes\": 64", "\"bytes\": 64, \"bytes_exact\": 1") ==
+        head + "\"trace\".nodes[0].bytes_exact is a number, not true or false");
 }
 
 TEST_CASE("runtime metadata: the tiny Llama built with --trace") {
@@ -469,6 +471,11 @@ TEST_CASE("runtime metadata: the tiny Llama built with --trace") {
   }
   CHECK(tasks == m.trace->records);  // every queue entry is one task of one node
   CHECK(m.trace->nodes[1].op == "qkv_rope_append");
+  // Only the attention partials' loops run to a run-time bound (pos): their bytes are upper bounds.
+  for (const TraceNode& n : m.trace->nodes) {
+    CAPTURE(n.name);
+    CHECK(n.bytesExact == (n.op != "attention_partial"));
+  }
   std::vector<std::string> params = kKernelParams;
   params.push_back(kTraceParam);
   CHECK(out->artifact.launch.params == params);

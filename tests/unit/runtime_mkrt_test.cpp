@@ -1036,7 +1036,8 @@ std::string tracedMeta() {
   };
   sub("\"epoch\", \"timeout\"],", "\"epoch\", \"timeout\", \"trace\"],");
   sub("\"arenas\":", "\"trace\": {\"records\": 10, \"record_words\": 8, \"nodes\": [{\"name\": \"copy#0\", \"op\": \"copy\", "
-                     "\"tasks\": 6, \"bytes\": 600}, {\"name\": \"echo#1\", \"op\": \"echo\", \"tasks\": 4, \"bytes\": 40}]},\n"
+                     "\"tasks\": 6, \"bytes\": 600}, {\"name\": \"echo#1\", \"op\": \"echo\", \"tasks\": 4, \"bytes\": 40, "
+                     "\"bytes_exact\": false}]},\n"
                      "  \"arenas\":");
   return m;
 }
@@ -1081,6 +1082,9 @@ TEST_CASE("mkrt: a traced kernel gets a 9th parameter, its records buffer, and r
     CHECK(std::string(node.op) == "echo");
     CHECK(node.tasks == 4);
     CHECK(node.bytes == 40);
+    CHECK(node.bytes_exact == 0);
+    CHECK(mkrt_trace_node_info(t->m, 0, &node) == MKRT_OK);
+    CHECK(node.bytes_exact == 1);  // no "bytes_exact": exact, as sidecars before it said
     CHECK(mkrt_trace_node_info(t->m, 2, &node) == MKRT_ERR_ARGUMENT);
 
     std::vector<uint64_t> words(80, 7);  // 10 records of MKRT_TRACE_RECORD_WORDS

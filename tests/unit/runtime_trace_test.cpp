@@ -156,6 +156,19 @@ TEST_CASE("runtime trace: the summary's span, bandwidth, per-op and per-SM sums"
         "1 record not written (all zero); 8 records malformed (partly written, times backwards or an unknown node): skipped");
 }
 
+TEST_CASE("runtime trace: upper-bound bytes (loops to a run-time bound) are named and left out of the bandwidth") {
+  rt::TraceInfo i = info();
+  i.nodes[2].bytesExact = false;  // matvec#2's 600 bytes
+  const rt::TraceSummary s = rt::summarizeTrace(i, words(), 3);
+  CHECK(s.estimatedBytes == 1500);
+  CHECK(s.boundBytes == 600);
+  CHECK(s.boundOps == std::vector<std::string>{"matvec"});
+  CHECK(s.gbPerS == doctest::Approx(1500.0 / 1100.0));
+  CHECK(rt::traceReport(s)[1] ==
+        "estimated traffic 1500 bytes (the compiler's estimate, without the upper bound of 600 bytes for matvec): "
+        "1.36 GB/s over the span");
+}
+
 TEST_CASE("runtime trace: the loader's words: not written only when all eight are zero, malformed when half there") {
   rt::TraceInfo one;
   one.nodes = {{"mv#0", "mv", 4, 4000}};

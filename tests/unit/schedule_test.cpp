@@ -129,6 +129,27 @@ TEST_CASE("regions: task slices, loops, runtime scalars, flops") {
   CHECK(a.writes[0].ranges == Ranges{{1, 2}});
 }
 
+TEST_CASE("regions: a loop to a run-time bound counts its whole boxes, as an upper bound") {
+  GraphBuilder b;
+  int x = b.tensor("x", Tensor::Input, {64});
+  int y = b.tensor("y", Tensor::Activation, {4});
+  // for p in 0 .. n + 1 by 4 { y[0 : +4] = x[p : +4] }: x's trips are known only at run time.
+  auto f = func("f", {inParam("x", {64}), scalarParam("n"), outParam("y", {4})}, {1}, i32Locals(1),
+                loop(0, constant(0), add(scalar(1), constant(1)), 4,
+                     store(2, load(0, DType::F32, dim(local(0), 4)), dim(constant(0), 4))));
+  b.node(f, {x, -1, y});
+  lowering::TaskAccess a = lowering::analyzeTask(b.g, b.g.nodes[0], {0});
+  CHECK_FALSE(a.bytesExact);
+  CHECK(a.bytes == (64 + 4) * 4);  // all of x, and y's box
+  // A loop of known trips is exact (the test above: tile x trips).
+  auto g = func("g", {inParam("x", {64}), outParam("y", {4})}, {1}, i32Locals(1),
+                loop(0, constant(0), constant(16), 4, store(1, load(0, DType::F32, dim(local(0), 4)), dim(constant(0), 4))));
+  b.node(g, {x, y});
+  a = lowering::analyzeTask(b.g, b.g.nodes[1], {0});
+  CHECK(a.bytesExact);
+  CHECK(a.bytes == (16 + 4) * 4);
+}
+
 TEST_CASE("regions: disjoint boxes stay apart, touching ones merge, more than four fold into one") {
   GraphBuilder b;
   int x = b.tensor("x", Tensor::Input, {8, 8});
