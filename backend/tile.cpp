@@ -1784,13 +1784,7 @@ class TileGen {
         if (!containsStreamed(s.body, v_.streamed)) return;
         V lo = convert(s.lo->dtype, DType::I32, scalar(*s.lo)), hi = convert(s.hi->dtype, DType::I32, scalar(*s.hi));
         const DType t = fn_.locals.at(size_t(s.slot)).dtype;
-        const std::vector<const Expr*> ahead = iterationLoads(s);
-        if (!ahead.empty()) when(b_.CreateICmpSLT(lo, hi), [&] { prefetchIteration(s, ahead, lo); });
         loop(lo, hi, ci(s.step), [&](V i) {
-          if (!ahead.empty()) {
-            V next = b_.CreateAdd(i, ci(s.step));
-            when(b_.CreateICmpSLT(next, hi), [&] { prefetchIteration(s, ahead, next); });
-          }
           writeScalarLocal(s.slot, convert(DType::I32, t, i));
           block(s.body);
         });

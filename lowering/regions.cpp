@@ -1,7 +1,7 @@
 // Interval interpretation of a TileFunc body for one task. Every scalar i32 value is tracked as an
 // interval [lo, hi] (infinite ends saturate at +-kInf); every Load and Store adds its box to the
-// task's boxes of the tensor it names (Analyzer::addBox). The result is a superset of what the task can touch at run time, which
-// is all dependency analysis needs.
+// task's boxes of the tensor it names (Analyzer::addBox). The result is a superset of what the
+// task can touch at run time, which is all dependency analysis needs.
 #include "lowering/regions.h"
 
 #include <algorithm>
@@ -174,8 +174,9 @@ class Analyzer {
     }
   }
 
-  // Adds to the task's boxes of the tensor bound to `param` the box [min start, max start + max(len, 1))
-  // per dimension, clamped to the tensor's extent. Dimensions the region omits are taken whole.
+  // Adds to the task's boxes of the tensor bound to `param` the box [min start, max start +
+  // max(len, 1)) per dimension, clamped to the tensor's extent. Dimensions the region omits are
+  // taken whole.
   void access(int param, const std::vector<RegionDim>& region, const std::vector<Interval>& starts,
               bool write) {
     if (param < 0 || param >= static_cast<int>(node_.tensors.size())) return;

@@ -39,6 +39,9 @@
 // The launch: the loader warp on top of the target's block, and the ring in dynamic shared memory.
 // RUN: %mkdsl build %s --emit=ptx --stdlib %stdlib --metadata %t.meta.json -o %t.ptx && \
 // RUN:   %FileCheck %s --check-prefix=META < %t.meta.json
+// Neither side prefetches matvec's `x[k : +C]` (prefetch_loop.mk): the compute threads stage it
+// once before the loop, and the loader only streams weights.
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %FileCheck %s --check-prefix=NOL2
 import std.linear;
 
 // std.embed yields the f32 residual stream; matvec needs a bf16 row, so the test embeds with this
@@ -120,3 +123,6 @@ step decode(token: i32) -> (y: bf16[hidden]) {
 // NOCOPY-NOT: expect_tx
 // NOMATH: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
 // NOMATH-NOT: fma.rn.f32 {{.*}}, {{%f[0-9]+}}, {{%f[0-9]+}}, {{%f[0-9]+}};{{$}}
+
+// NOL2: .visible .entry mk_step(
+// NOL2-NOT: prefetch.global.L2
