@@ -616,6 +616,8 @@ def named_paths(values, names, flag):
         n, sep, p = v.partition("=")
         if sep and n in names:
             out[n] = p
+        elif sep and not os.path.exists(v):
+            raise SystemExit(f"{flag} {v}: no model named {n} (models: {', '.join(names)})")
         elif len(names) == 1:
             out[names[0]] = v
         else:

@@ -238,11 +238,11 @@ if want benchmark; then
     record benchmark FAIL 0 "not run: the time budget is spent"
   else
     BLIM=$(cap 540)
-    PJ=(); [ -f "$W/parity-llama-3.2-1b/parity.json" ] && PJ=(--parity-json "llama-3.2-1b=$W/parity-llama-3.2-1b/parity.json")
-    BM=()
+    PJ=(); BM=()
     for m in ${BENCH_MODELS:-llama-3.2-1b}; do
       case $m in
-        llama-3.2-1b) BM+=(--model "$m" "$G/llama1b.meta.json" "$G/llama1b.ptx") ;;
+        llama-3.2-1b) BM+=(--model "$m" "$G/llama1b.meta.json" "$G/llama1b.ptx")
+          [ -f "$W/parity-llama-3.2-1b/parity.json" ] && PJ=(--parity-json "llama-3.2-1b=$W/parity-llama-3.2-1b/parity.json") ;;
         llama-3-8b) BM+=(--model "$m" "$G/llama8b.meta.json" "$G/llama8b.ptx") ;;
         *) say "BENCH_MODELS: unknown model $m (llama-3.2-1b, llama-3-8b)" ;;
       esac
