@@ -15,6 +15,7 @@ namespace mk::backend {
 // Where things live in the block's dynamic shared memory (bytes).
 struct SmemLayout {
   static constexpr int64_t kAbortFlag = 0;      // i32: a wait of this block failed; all compute threads leave
+  static constexpr int64_t kTraceRingWait = 8;  // u64, traced: thread 0's ring wait in the current task
   static constexpr int64_t kBarriers = 16;      // u64 full[kMaxSlots], then empty[kMaxSlots]
   static constexpr int kMaxSlots = 32;
   static constexpr int64_t kScratch = kBarriers + 2 * kMaxSlots * 8;  // reduction scratch
@@ -52,6 +53,13 @@ struct TaskEnv {
   llvm::Value* seq = nullptr;        // alloca i32: ring uses so far on this side
   bool ablateCopies = false, ablateMath = false;  // Options::ablation
   llvm::Value* traceRecord = nullptr;  // traced: ptr addrspace(1) to the entry's TraceWord record
+  // Traced, compute side: thread 0's ring wait so far in the task (ptr addrspace(3) to
+  // SmemLayout::kTraceRingWait; written to the record with the task's end, so the matvec loops
+  // touch no global memory and hold no register for it).
+  llvm::Value* ringWaitNs = nullptr;
+  // Traced, loader side: allocas i64 of lane 0's wait for free slots in the task and when it
+  // issued the task's first and last tile copy (0: none yet), written with the task's end.
+  llvm::Value* loaderWaitNs = nullptr, *loaderFirst = nullptr, *loaderLast = nullptr;
   llvm::Value* error = nullptr;      // ptr addrspace(1) u32[errorWords]
   llvm::Value* sm = nullptr, *epoch = nullptr, *timeout = nullptr, *taskId = nullptr;
   llvm::BasicBlock* exit = nullptr;  // where a failed wait goes (after recording)

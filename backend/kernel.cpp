@@ -313,6 +313,9 @@ class KernelBuilder {
     std::vector<llvm::AllocaInst*> scalarSlots;
     auto* seqSlot = b.CreateAlloca(i32, nullptr, "ring.seq");
     b.CreateStore(b.getInt32(0), seqSlot);
+    llvm::AllocaInst* loaderWords[3] = {};  // TraceLoaderWait, TraceLoaderFirst, TraceLoaderLast
+    if (opt_.trace)
+      for (auto*& a : loaderWords) a = b.CreateAlloca(b.getInt64Ty(), nullptr, "trace.loader");
     V tid = target_.threadId(b);
     V sm = target_.blockId(b);
     V ringBase = b.CreateLoad(i32, b.CreateConstGEP2_32(ringTy, gRing, 0, 0), "ring.base");
@@ -465,6 +468,8 @@ class KernelBuilder {
           if (argTrace) when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] { stamp(w, target_.globalTimerNs(b)); });
         };
         stampNow(TraceStart);
+        env.ringWaitNs = argTrace ? smemAt(b.getInt32(SmemLayout::kTraceRingWait)) : nullptr;
+        if (argTrace) when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] { b.CreateStore(b.getInt64(0), env.ringWaitNs); });
         auto waits = [&] {
           when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
             loop(waitBegin, waitEnd, [&](V w) {
@@ -495,6 +500,7 @@ class KernelBuilder {
           loop(sigBegin, sigEnd, [&](V s) { target_.releaseAdd(b, b.CreateGEP(i32, argSync, u32At(gSignals, s)), b.getInt32(1)); });
           if (argTrace) {
             stamp(TraceEnd, target_.globalTimerNs(b));
+            stamp(TraceRingWait, b.CreateLoad(b.getInt64Ty(), env.ringWaitNs));
             stamp(TraceWhere, b.CreateOr(b.CreateShl(b.CreateZExt(node, b.getInt64Ty()), b.getInt64(32)),
                                          b.CreateZExt(sm, b.getInt64Ty())));
           }
@@ -510,8 +516,21 @@ class KernelBuilder {
           V rec = b.CreateGEP(i32, gTasks, b.CreateMul(i, b.getInt32(kTaskWords)));
           env.taskId = b.CreateLoad(i32, rec);
           env.traceRecord = traceRecordOf(i);
+          env.ringWaitNs = nullptr;  // the compute side's
+          env.loaderWaitNs = loaderWords[0];
+          env.loaderFirst = loaderWords[1];
+          env.loaderLast = loaderWords[2];
+          if (argTrace)
+            for (auto* a : loaderWords) b.CreateStore(b.getInt64(0), a);
           V node = b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(1)));
           dispatch(node, rec, Side::Loader, nullptr);
+          if (argTrace)
+            when(b.CreateICmpEQ(tid, b.getInt32(uint32_t(T))), [&] {  // lane 0
+              const TraceWord words[3] = {TraceLoaderWait, TraceLoaderFirst, TraceLoaderLast};
+              for (int k = 0; k < 3; ++k)
+                b.CreateStore(b.CreateLoad(b.getInt64Ty(), loaderWords[k]),
+                              b.CreateGEP(b.getInt64Ty(), env.traceRecord, b.getInt64(words[k])));
+            });
         });
         b.CreateBr(exitBlock);
       }

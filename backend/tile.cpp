@@ -1577,22 +1577,12 @@ class TileGen {
     top_ = localsEnd_;
   }
 
-  // Traced kernels: word `w` of the entry's record; adds the time since `since` to it and
-  // returns the time now.
-  V traceWord(int w) { return b_.CreateGEP(b_.getInt64Ty(), env_.traceRecord, b_.getInt64(uint64_t(w))); }
-  V traceAdd(int w, V since) {
-    V now = env_.target->globalTimerNs(b_);
-    V at = traceWord(w);
-    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), at), b_.CreateSub(now, since)), at);
-    return now;
-  }
-
   // The compute side's half of the ring: wait until the statement's weight tiles are in their
   // slots (every thread observes the mbarrier phase itself).
   std::vector<V> acquireSlots(const Stmt& s) {
     std::vector<V> slots;
     for (const Expr* load : streamedOf(s, v_.streamed)) {
-      V since = env_.traceRecord ? env_.target->globalTimerNs(b_) : nullptr;
+      V since = env_.ringWaitNs ? env_.target->globalTimerNs(b_) : nullptr;
       V seq = b_.CreateLoad(i32(), env_.seq);
       V slot = b_.CreateURem(seq, env_.ringSlots);
       V parity = b_.CreateAnd(b_.CreateUDiv(seq, env_.ringSlots), ci(1));
@@ -1603,7 +1593,11 @@ class TileGen {
         return ok;
       }, ErrRingFull, slot, parity, /*quickPoll=*/false);  // a second poll here costs sm_80 spills in the matvec loops
       when(failed, [&] { b_.CreateStore(ci(1), smemPtr(env_, ci(SmemLayout::kAbortFlag))); });
-      if (since) when(b_.CreateICmpEQ(env_.tid, ci(0)), [&] { traceAdd(TraceRingWait, since); });
+      if (since)
+        when(b_.CreateICmpEQ(env_.tid, ci(0)), [&] {
+          V waited = b_.CreateSub(env_.target->globalTimerNs(b_), since);
+          b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), env_.ringWaitNs), waited), env_.ringWaitNs);
+        });
       b_.CreateStore(b_.CreateAdd(seq, ci(1)), env_.seq);
       ring_[load] = smemPtr(env_, b_.CreateAdd(env_.ringBase, b_.CreateMul(slot, ci(env_.slotBytes))));
       slots.push_back(slot);
@@ -1820,7 +1814,7 @@ class TileGen {
       }
       return at(t.dtype, args_.params[size_t(load.index)], physOffset(t, c));
     };
-    V since = env_.traceRecord ? env_.target->globalTimerNs(b_) : nullptr;
+    V since = env_.loaderWaitNs ? env_.target->globalTimerNs(b_) : nullptr;
     V seq = b_.CreateLoad(i32(), env_.seq);
     V slot = b_.CreateURem(seq, env_.ringSlots);
     V use = b_.CreateUDiv(seq, env_.ringSlots);
@@ -1840,10 +1834,12 @@ class TileGen {
     });
     if (since) {
       when(b_.CreateICmpEQ(lane, ci(0)), [&] {
-        V now = traceAdd(TraceLoaderWait, since);
-        V first = traceWord(TraceLoaderFirst);
-        when(b_.CreateICmpEQ(b_.CreateLoad(b_.getInt64Ty(), first), b_.getInt64(0)), [&] { b_.CreateStore(now, first); });
-        b_.CreateStore(now, traceWord(TraceLoaderLast));
+        V now = env_.target->globalTimerNs(b_);
+        llvm::Type* i64 = b_.getInt64Ty();
+        b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, env_.loaderWaitNs), b_.CreateSub(now, since)), env_.loaderWaitNs);
+        V first = b_.CreateLoad(i64, env_.loaderFirst);
+        b_.CreateStore(b_.CreateSelect(b_.CreateICmpEQ(first, b_.getInt64(0)), now, first), env_.loaderFirst);
+        b_.CreateStore(now, env_.loaderLast);
       });
     }
     V dst = smemPtr(env_, b_.CreateAdd(env_.ringBase, b_.CreateMul(slot, ci(env_.slotBytes))));
