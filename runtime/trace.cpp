@@ -237,7 +237,7 @@ std::string traceEventsJson(const TraceInfo& info, std::span<const uint64_t> wor
           ", \"ts\": " + micros(r.ready - origin) + ", \"dur\": " + micros(r.end - r.ready) + ", \"args\": {\"node\": " +
           nodeId + ", \"op\": " + jsonQuoted(node.op) + ", \"sm\": " + std::to_string(r.sm) + ", \"record\": " + index +
           ", \"wait_ns\": " + std::to_string(r.ready - r.start) + ", \"ring_wait_ns\": " + std::to_string(r.ringWait) +
-          ", \"est_bytes\": " + std::to_string(taskBytes(node)) + "}}");
+          ", \"est_bytes\": " + std::to_string(taskBytes(node)) + (node.bytesExact ? "" : ", \"est_bytes_bound\": true") + "}}");
   }
   out += "\n],\n\"displayTimeUnit\": \"ns\",\n\"otherData\": {\"step\": " + std::to_string(step) +
          ", \"start_ns\": " + std::to_string(origin) + ", \"records\": " + std::to_string(s.records) +

@@ -167,6 +167,25 @@ TEST_CASE("runtime trace: upper-bound bytes (loops to a run-time bound) are name
   CHECK(rt::traceReport(s)[1] ==
         "estimated traffic 1500 bytes (the compiler's estimate, without the upper bound of 600 bytes for matvec): "
         "1.36 GB/s over the span");
+  // In the Chrome trace, matvec#2's slices say their est_bytes are an upper bound; matvec#1's do not.
+  const rt::JsonValue doc = rt::parseJson(rt::traceEventsJson(i, words(), 3));
+  int bound = 0, exact = 0;
+  for (const rt::JsonValue& e : doc.get("traceEvents")->items) {
+    const rt::JsonValue* args = e.get("args");
+    if (!args || !args->get("est_bytes")) continue;
+    const rt::JsonValue* b = args->get("est_bytes_bound");
+    if (text(e.get("name")) == "matvec#2") {
+      REQUIRE(b);
+      CHECK(b->kind == rt::JsonValue::Bool);
+      CHECK(b->b);
+      ++bound;
+    } else {
+      CHECK(b == nullptr);
+      ++exact;
+    }
+  }
+  CHECK(bound == 1);
+  CHECK(exact > 0);
 }
 
 TEST_CASE("runtime trace: the loader's words: not written only when all eight are zero, malformed when half there") {
@@ -326,6 +345,7 @@ TEST_CASE("runtime trace: the Chrome trace-event JSON, parsed back") {
   CHECK(number(args->get("wait_ns")) == 140);
   CHECK(number(args->get("ring_wait_ns")) == 10);
   CHECK(number(args->get("est_bytes")) == 600);
+  CHECK(args->get("est_bytes_bound") == nullptr);  // exact
   // matvec#1's 1000 bytes over its 2 tasks; record 8 ends 1.1 us after the earliest start.
   for (const rt::JsonValue* e : slices) {
     const double record = number(e->get("args")->get("record"));
