@@ -10,7 +10,7 @@ of its loader slice (when the loader issued its first tile copy; negative: after
 ready), "-" for a node that streams no weights. The runtime's own summary gives per-op totals;
 this shows the critical path layer by layer.
 
-    python3 scripts/trace_nodes.py TRACE.json [--first N] [--last N] [--account --copy-tbps 4.258]
+    python3 scripts/trace_nodes.py TRACE.json [--first N] [--last N] [--account --copy-tbps 4.258 [--bound-op OP]]
 
 With --account it then sums the step up by kind of node: nodes of one op that move the same bytes
 (one per layer: a layer's o and down projections are both matvec_residual, told apart by their
@@ -32,6 +32,8 @@ def main():
     ap.add_argument("--last", type=int, default=3, help="nodes to print from the end (default 3)")
     ap.add_argument("--account", action="store_true", help="also sum the step up by kind of node (see above)")
     ap.add_argument("--copy-tbps", type=float, default=None, help="copy bandwidth for --account's floors, TB/s")
+    ap.add_argument("--bound-op", action="append", default=[], metavar="OP",
+                    help="--account: OP's bytes are an upper bound (for traces written before est_bytes_bound)")
     args = ap.parse_args()
     if args.account and not args.copy_tbps:
         ap.error("--account needs --copy-tbps (the benchmark's copy_tbps)")
@@ -58,7 +60,7 @@ def main():
                      max(per_sm.values()), statistics.median(ring) if ring else None,
                      statistics.median(leads) if leads else None))
         kinds[(es[0]["args"]["op"], sum(e["args"].get("est_bytes", 0) for e in es))].append(
-            (end - ready, any(e["args"].get("est_bytes_bound") for e in es)))
+            (end - ready, es[0]["args"]["op"] in args.bound_op or any(e["args"].get("est_bytes_bound") for e in es)))
         prev_end = end
     shown = rows if len(rows) <= args.first + args.last else rows[:args.first] + [None] + rows[len(rows) - args.last:]
     print(f"{'node':28s} {'tasks':>5s} {'ready':>8s} {'end':>8s} {'span':>6s} {'gap':>6s} {'med':>6s} {'max':>6s} {'/SM':>4s}"
