@@ -449,6 +449,7 @@ class KernelBuilder {
       // --- Compute threads.
       b.SetInsertPoint(computeBlock);
       V abortPtr = smemAt(b.getInt32(SmemLayout::kAbortFlag));
+      env.ringWaitNs = argTrace ? smemAt(b.getInt32(SmemLayout::kTraceRingWait)) : nullptr;
       loop(qBegin, qEnd, [&](V i) {
         V rec = b.CreateGEP(i32, gTasks, b.CreateMul(i, b.getInt32(kTaskWords)));
         // The next record is on this SM's path: start bringing it closer while this one runs.
@@ -468,7 +469,6 @@ class KernelBuilder {
           if (argTrace) when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] { stamp(w, target_.globalTimerNs(b)); });
         };
         stampNow(TraceStart);
-        env.ringWaitNs = argTrace ? smemAt(b.getInt32(SmemLayout::kTraceRingWait)) : nullptr;
         if (argTrace) when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] { b.CreateStore(b.getInt64(0), env.ringWaitNs); });
         auto waits = [&] {
           when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
@@ -512,14 +512,14 @@ class KernelBuilder {
       if (ring) {
         b.SetInsertPoint(loaderBlock);
         b.CreateStore(b.getInt32(0), seqSlot);
+        env.ringWaitNs = nullptr;  // the compute side's
+        env.loaderWaitNs = loaderWords[0];
+        env.loaderFirst = loaderWords[1];
+        env.loaderLast = loaderWords[2];
         loop(qBegin, qEnd, [&](V i) {
           V rec = b.CreateGEP(i32, gTasks, b.CreateMul(i, b.getInt32(kTaskWords)));
           env.taskId = b.CreateLoad(i32, rec);
           env.traceRecord = traceRecordOf(i);
-          env.ringWaitNs = nullptr;  // the compute side's
-          env.loaderWaitNs = loaderWords[0];
-          env.loaderFirst = loaderWords[1];
-          env.loaderLast = loaderWords[2];
           if (argTrace)
             for (auto* a : loaderWords) b.CreateStore(b.getInt64(0), a);
           V node = b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(1)));

@@ -657,12 +657,15 @@ class TileGen {
   // through the ring) is brought towards the SM when the task starts, so the statement that
   // reads it later (a matvec's residual, the combine's partials) finds it close instead of
   // waiting out a round trip to L2. The waits are done: what it brings is what the task reads.
-  static bool fromIndices(const Expr& e) {
+  // Whether scalar `e` follows from the task's indices alone, or also from the scalar local
+  // `loopSlot` (a loop variable; -1: none).
+  static bool fromIndices(const Expr& e, int loopSlot = -1) {
+    if (e.kind == ExprKind::Local) return loopSlot >= 0 && e.index == loopSlot && e.shape.empty();
     if (e.kind != ExprKind::Const && e.kind != ExprKind::TaskIndex && e.kind != ExprKind::Binary &&
         e.kind != ExprKind::Unary && e.kind != ExprKind::Cast)
       return false;
     for (const auto& o : e.operands)
-      if (!o || !fromIndices(*o)) return false;
+      if (!o || !fromIndices(*o, loopSlot)) return false;
     return e.shape.empty();
   }
   void prefetchLoads() {
@@ -721,15 +724,6 @@ class TileGen {
   // attention loop's cache tiles): while iteration i runs, iteration i + 1's lines are brought
   // into L2, and before the loop the first iteration's, so that its later loads (the values
   // after the keys) do not each wait out a trip to memory.
-  static bool fromIndicesOrLocal(const Expr& e, int slot) {
-    if (e.kind == ExprKind::Local) return e.index == slot && e.shape.empty();
-    if (e.kind != ExprKind::Const && e.kind != ExprKind::TaskIndex && e.kind != ExprKind::Binary &&
-        e.kind != ExprKind::Unary && e.kind != ExprKind::Cast)
-      return false;
-    for (const auto& o : e.operands)
-      if (!o || !fromIndicesOrLocal(*o, slot)) return false;
-    return e.shape.empty();
-  }
   std::vector<const Expr*> iterationLoads(const Stmt& loopStmt) {
     std::vector<const Expr*> loads;
     std::function<void(const Expr*)> expr = [&](const Expr* e) {
@@ -737,7 +731,7 @@ class TileGen {
       for (const auto& o : e->operands) expr(o.get());
       if (e->kind == ExprKind::Load && !v_.streamed.count(e) && !e->region.empty() &&
           std::all_of(e->region.begin(), e->region.end(),
-                      [&](const ir::RegionDim& r) { return r.start && fromIndicesOrLocal(*r.start, loopStmt.slot); }))
+                      [&](const ir::RegionDim& r) { return r.start && fromIndices(*r.start, loopStmt.slot); }))
         loads.push_back(e);
     };
     // Statements every iteration runs: not those under an `if` or in an inner loop.
@@ -1577,6 +1571,13 @@ class TileGen {
     top_ = localsEnd_;
   }
 
+  // Traced kernels: adds the time since `since` to the i64 at `acc` (on chip) and returns the time now.
+  V addElapsed(V acc, V since) {
+    V now = env_.target->globalTimerNs(b_);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), acc), b_.CreateSub(now, since)), acc);
+    return now;
+  }
+
   // The compute side's half of the ring: wait until the statement's weight tiles are in their
   // slots (every thread observes the mbarrier phase itself).
   std::vector<V> acquireSlots(const Stmt& s) {
@@ -1593,11 +1594,7 @@ class TileGen {
         return ok;
       }, ErrRingFull, slot, parity, /*quickPoll=*/false);  // a second poll here costs sm_80 spills in the matvec loops
       when(failed, [&] { b_.CreateStore(ci(1), smemPtr(env_, ci(SmemLayout::kAbortFlag))); });
-      if (since)
-        when(b_.CreateICmpEQ(env_.tid, ci(0)), [&] {
-          V waited = b_.CreateSub(env_.target->globalTimerNs(b_), since);
-          b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), env_.ringWaitNs), waited), env_.ringWaitNs);
-        });
+      if (since) when(b_.CreateICmpEQ(env_.tid, ci(0)), [&] { addElapsed(env_.ringWaitNs, since); });
       b_.CreateStore(b_.CreateAdd(seq, ci(1)), env_.seq);
       ring_[load] = smemPtr(env_, b_.CreateAdd(env_.ringBase, b_.CreateMul(slot, ci(env_.slotBytes))));
       slots.push_back(slot);
@@ -1834,10 +1831,8 @@ class TileGen {
     });
     if (since) {
       when(b_.CreateICmpEQ(lane, ci(0)), [&] {
-        V now = env_.target->globalTimerNs(b_);
-        llvm::Type* i64 = b_.getInt64Ty();
-        b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, env_.loaderWaitNs), b_.CreateSub(now, since)), env_.loaderWaitNs);
-        V first = b_.CreateLoad(i64, env_.loaderFirst);
+        V now = addElapsed(env_.loaderWaitNs, since);
+        V first = b_.CreateLoad(b_.getInt64Ty(), env_.loaderFirst);
         b_.CreateStore(b_.CreateSelect(b_.CreateICmpEQ(first, b_.getInt64(0)), now, first), env_.loaderFirst);
         b_.CreateStore(now, env_.loaderLast);
       });

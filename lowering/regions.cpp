@@ -225,24 +225,17 @@ class Analyzer {
 
   // Whether the boxes overlap or share a face (their hull then adds nothing in one dimension).
   static bool touches(const Region& a, const Region& b) {
-    bool apart = false;  // whether some dimension leaves a gap
-    int separate = 0;    // dimensions in which they do not overlap
+    int abutting = 0;          // dimensions in which they only share an end
+    bool otherwiseEqual = true;  // whether the other dimensions are the same range
     for (size_t d = 0; d < a.ranges.size(); ++d) {
       const auto [alo, ahi] = a.ranges[d];
       const auto [blo, bhi] = b.ranges[d];
-      if (ahi < blo || bhi < alo) apart = true;
-      else if (ahi == blo || bhi == alo) ++separate;
+      if (ahi < blo || bhi < alo) return false;  // a gap
+      if (ahi == blo || bhi == alo) ++abutting;
+      else if (a.ranges[d] != b.ranges[d]) otherwiseEqual = false;
     }
-    if (apart) return false;
-    if (separate == 0) return true;  // they overlap
-    // Abutting in one dimension: mergeable without growing when the others are equal.
-    if (separate > 1) return false;
-    for (size_t d = 0; d < a.ranges.size(); ++d) {
-      const auto [alo, ahi] = a.ranges[d];
-      const auto [blo, bhi] = b.ranges[d];
-      if (!(ahi == blo || bhi == alo) && a.ranges[d] != b.ranges[d]) return false;
-    }
-    return true;
+    // Overlapping in every dimension, or sharing one face exactly (the hull adds nothing).
+    return abutting == 0 || (abutting == 1 && otherwiseEqual);
   }
 
   static Region hullOf(const Region& a, const Region& b) {
