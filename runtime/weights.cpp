@@ -1,7 +1,9 @@
 #include "runtime/weights.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
+#include <thread>
 
 namespace mk::runtime {
 
@@ -314,14 +316,27 @@ std::vector<uint8_t> randomWeightStorage(const WeightSpec& t, uint64_t seed) {
   const unsigned eb = elemTypeBytes(t.dtype);
   std::vector<uint8_t> storage(size_t(storageElements(t.layout, t.shape)) * eb, 0);
   if (!elemTypeIsFloat(t.dtype)) return storage;
-  RandomStream stream(t, seed);  // logical order, one row at a time
-  RowPacker packer(t.layout, t.shape, eb);
-  std::vector<uint8_t> row(packer.rowBytes());
+  const RowPacker packer(t.layout, t.shape, eb);
   const size_t rowElems = packer.rowBytes() / eb;
-  for (int64_t r = 0; r < packer.rows(); ++r) {
-    for (size_t k = 0; k < rowElems; ++k) encodeElement(t.dtype, stream.next(), row.data() + k * eb);
-    packer.scatter(r, row.data(), storage.data());
-  }
+  // Rows in parallel: the stream is a counter, so row r starts r * rowElems draws in. An 8B model's
+  // 8e9 values take over a minute on one core.
+  auto fill = [&](int64_t begin, int64_t end) {
+    RandomStream stream(t, seed);  // logical order, one row at a time
+    stream.rng.skip(uint64_t(begin) * rowElems);
+    std::vector<uint8_t> row(packer.rowBytes());
+    for (int64_t r = begin; r < end; ++r) {
+      for (size_t k = 0; k < rowElems; ++k) encodeElement(t.dtype, stream.next(), row.data() + k * eb);
+      packer.scatter(r, row.data(), storage.data());
+    }
+  };
+  constexpr size_t kElemsPerThread = size_t(1) << 22;
+  const int64_t rows = packer.rows();
+  const int64_t threads = std::clamp<int64_t>(int64_t(storage.size() / eb / kElemsPerThread), 1,
+                                              std::min<int64_t>(rows, std::max(1u, std::thread::hardware_concurrency())));
+  std::vector<std::thread> pool;
+  for (int64_t i = 1; i < threads; ++i) pool.emplace_back(fill, rows * i / threads, rows * (i + 1) / threads);
+  fill(0, rows / threads);
+  for (std::thread& th : pool) th.join();
   return storage;
 }
 

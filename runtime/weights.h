@@ -36,15 +36,17 @@ class WeightError : public std::runtime_error {
 
 // splitmix64: portable and identical everywhere (std:: distributions are not).
 struct SplitMix64 {
+  static constexpr uint64_t kGamma = 0x9e3779b97f4a7c15ull;
   uint64_t s;
   uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    uint64_t z = (s += kGamma);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
   }
   double uniform() { return double(next() >> 11) * 0x1.0p-53; }  // [0, 1)
   uint64_t below(uint64_t n) { return next() % n; }
+  void skip(uint64_t n) { s += n * kGamma; }  // as n calls of next(): the state is a counter
 };
 
 uint64_t fnv1a(const std::string& s);

@@ -50,7 +50,7 @@ TEST_CASE("compileSource: --target replaces the GPU's architecture") {
   CHECK(sm90->artifact.launch.arch == "sm_90");
 }
 
-TEST_CASE("compileSource: an AMDGPU --target implies its GPU; --gpu must run its code") {
+TEST_CASE("compileSource: an AMDGPU --target implies its GPU, and --gpu must run its code") {
   CompileOptions o = tinyOptions();
   o.sms.reset();
   o.arch = "gfx942";

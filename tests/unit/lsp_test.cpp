@@ -142,7 +142,7 @@ TEST_CASE("lsp URIs: file URIs to paths and back, percent escapes") {
   CHECK(uriToPath(pathToUri("/home/u/a b/é#1.mk")) == std::optional<std::string>("/home/u/a b/é#1.mk"));
 }
 
-TEST_CASE("lsp JSON writer: compact, sorted, pretty; readers of parameters") {
+TEST_CASE("lsp JSON writer: compact, sorted, pretty, and readers of parameters") {
   Json o = jobj();
   set(o, "b", jint(-3));
   set(o, "a", jarr({jstr("x\n\"y\""), jbool(true), jnull()}));
@@ -200,7 +200,7 @@ TEST_CASE("lsp server loop: stdio framing, a broken header, read-ahead cancellat
   CHECK(runServer(ends, ignored, {}) == 1);
 }
 
-TEST_CASE("lsp server: diagnostics wait for idle() with deferDiagnostics; analyses are cached") {
+TEST_CASE("lsp server: diagnostics wait for idle() with deferDiagnostics, and analyses are cached") {
   ServerOptions options;
   options.deferDiagnostics = true;
   Server s(options);

@@ -271,6 +271,13 @@ TEST_CASE("runtime weights: random weights equal the interpreter's and the docum
   CHECK(in.tensor(1) == expect("final_norm", 42, 8, true, 0.1, DType::F32));
   CHECK(in.tensor(2) == expect("w16", 42, 48, false, 1 / std::sqrt(8.0), DType::F16));
   CHECK(in.tensorInts(3) == std::vector<int32_t>{0, 0, 0});  // integer weights stay zero
+
+  // A weight large enough that the runtime fills its rows on several threads: the same bytes.
+  Megakernel big;
+  big.graph.tensors = {weight(0, "layer[1].gate_up", DType::BF16, {2048, 4160}, {Layout::Tiled, {16, 64}}, {"x"})};
+  interp::Interpreter bigIn(big);
+  bigIn.randomWeights(42);
+  CHECK(rt::randomWeightStorage(specOf(big.graph.tensors[0]), 42) == expectedStorage(big.graph.tensors[0], bigIn));
 }
 
 TEST_CASE("runtime weights: errors name the weight and the checkpoint tensor, as the interpreter's do") {

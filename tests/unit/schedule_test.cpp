@@ -244,7 +244,7 @@ TEST_CASE("schedule: producer and consumers on two SMs") {
   CHECK(diags.diagnostics().empty());
 }
 
-TEST_CASE("schedule: one SM needs no waits; consumers of their own slice on another SM wait") {
+TEST_CASE("schedule: one SM needs no waits, and consumers of their own slice on another SM wait") {
   TargetDesc one = twoSms();
   one.sms = 1;
   Megakernel mk = lowering::schedule(producerConsumers(), one);
