@@ -417,8 +417,6 @@ class TileGen {
 
  private:
   static int64_t align16(int64_t n) { return (n + 15) / 16 * 16; }
-  // Bytes of shared memory a coldot may use for its row groups' partial sums.
-  static constexpr int64_t kColdotScratch = 8192;
   // Bytes of shared memory a streamed matvec loop may use for its staged input vector.
   static constexpr int64_t kStagedBytes = 32 * 1024;
   llvm::LLVMContext& ctx() { return b_.getContext(); }
@@ -1115,12 +1113,14 @@ class TileGen {
     return r;
   }
 
-  // Loads `n` consecutive elements (16 bytes) as f32 values.
-  std::vector<V> loadVector(const RowAccess& a, V elemOffset /*i64*/) {
+  // Loads `n` consecutive elements (16 bytes) as f32 values; where `swapHalves`, the upper 8 bytes'
+  // elements come first.
+  std::vector<V> loadVector(const RowAccess& a, V elemOffset /*i64*/, V swapHalves = nullptr) {
     const int n = 16 / int(a.storage == DType::F32 || a.storage == DType::I32 ? 4 : 2);
     V p = at(a.storage, a.base, elemOffset);
     auto* vt = llvm::FixedVectorType::get(b_.getInt32Ty(), 4);
-    auto* ld = b_.CreateAlignedLoad(vt, p, llvm::Align(16));
+    V ld = b_.CreateAlignedLoad(vt, p, llvm::Align(16));
+    if (swapHalves) ld = b_.CreateSelect(swapHalves, b_.CreateShuffleVector(ld, {2, 3, 0, 1}), ld);
     std::vector<V> out;
     for (int w = 0; w < 4; ++w) {
       V word = b_.CreateExtractElement(ld, uint64_t(w));
@@ -1149,27 +1149,34 @@ class TileGen {
     const int64_t seg = std::min<int64_t>(pieces, 32);
     TileRef part = allocTemp(total / seg, DType::F32);
     V lane = b_.CreateURem(env_.tid, ci(32));
+    // Every round's load first, unconditionally (a thread past the end of a partial round reads
+    // piece 0 and drops it): one memory round trip for the whole rowdot instead of one a round.
+    struct Round {
+      V flat, in, col;
+      std::vector<V> w;
+    };
+    std::vector<Round> issued(static_cast<size_t>(rounds));
     for (int64_t j = 0; j < rounds; ++j) {
-      V flat = b_.CreateAdd(env_.tid, ci(j * T()));
-      V in = b_.CreateICmpULT(flat, ci(total));
-      auto* sum = entryAlloca(f32());
-      b_.CreateStore(cf(0), sum);
-      when(in, [&] {
-        V row = b_.CreateUDiv(flat, ci(pieces));
-        V col = b_.CreateMul(b_.CreateURem(flat, ci(pieces)), ci(per));
-        std::vector<V> w = loadVector(acc, b_.CreateAdd(b_.CreateMul(b_.CreateZExt(row, b_.getInt64Ty()), b_.getInt64(uint64_t(acc.stride))),
-                                                        b_.CreateZExt(col, b_.getInt64Ty())));
-        V s = cf(0);
-        for (int64_t e = 0; e < per; ++e)
-          s = b_.CreateIntrinsic(llvm::Intrinsic::fma, {f32()},
-                                 {w[size_t(e)], convert(x.dtype, DType::F32, elem(x, b_.CreateAdd(col, ci(e)))), s});
-        b_.CreateStore(s, sum);
-      });
+      Round& r = issued[size_t(j)];
+      r.flat = b_.CreateAdd(env_.tid, ci(j * T()));
+      const bool full = (j + 1) * T() <= total;
+      r.in = full ? b_.getTrue() : b_.CreateICmpULT(r.flat, ci(total));
+      V piece = full ? r.flat : b_.CreateSelect(r.in, r.flat, ci(0));
+      V row = b_.CreateUDiv(piece, ci(pieces));
+      r.col = b_.CreateMul(b_.CreateURem(piece, ci(pieces)), ci(per));
+      r.w = loadVector(acc, b_.CreateAdd(b_.CreateMul(b_.CreateZExt(row, b_.getInt64Ty()), b_.getInt64(uint64_t(acc.stride))),
+                                         b_.CreateZExt(r.col, b_.getInt64Ty())));
+    }
+    for (const Round& r : issued) {
+      V s = cf(0);
+      for (int64_t e = 0; e < per; ++e)
+        s = b_.CreateIntrinsic(llvm::Intrinsic::fma, {f32()},
+                               {r.w[size_t(e)], convert(x.dtype, DType::F32, elem(x, b_.CreateAdd(r.col, ci(e)))), s});
+      s = b_.CreateSelect(r.in, s, cf(0));
       // Every lane shuffles (lanes past the end hold 0), so the warp stays converged.
-      V s = b_.CreateLoad(f32(), sum);
       for (int mask = int(seg) / 2; mask >= 1; mask /= 2) s = b_.CreateFAdd(s, env_.target->shuffleXor(b_, s, mask));
-      when(b_.CreateAnd(in, b_.CreateICmpEQ(b_.CreateURem(lane, ci(seg)), ci(0))),
-           [&] { writeTile(part, b_.CreateUDiv(flat, ci(seg)), s); });
+      when(b_.CreateAnd(r.in, b_.CreateICmpEQ(b_.CreateURem(lane, ci(seg)), ci(0))),
+           [&] { writeTile(part, b_.CreateUDiv(r.flat, ci(seg)), s); });
     }
     barrier();
     const int64_t segsPerRow = pieces / seg;
@@ -1374,11 +1381,25 @@ class TileGen {
     return out;
   }
 
+  // An f32 run of 8 (two 16-byte loads) per lane in shared memory: lanes 32 bytes apart, so lanes
+  // i and i + 4 of a quarter warp would hit the same banks. Where `upperFirst` (the odd fours of a
+  // quarter warp), the lane reads its upper half first, which spreads each load over all 32
+  // banks; the caller pairs the values with its weights in the same order.
+  std::vector<V> loadRunSpread(V base, V off /*i64*/, V upperFirst) {
+    RowAccess a{base, DType::F32, 0, true};
+    V upper = b_.CreateAdd(off, b_.getInt64(4));
+    std::vector<V> out = loadVector(a, b_.CreateSelect(upperFirst, upper, off));
+    std::vector<V> second = loadVector(a, b_.CreateSelect(upperFirst, off, upper));
+    out.insert(out.end(), second.begin(), second.end());
+    return out;
+  }
+
   bool fusedRowdotLoop(const Stmt& s) {
     std::map<int, const Expr*> aliases;
     auto parts = fusedRowdots(s, aliases);
     if (!parts) return false;
     V lane = b_.CreateURem(env_.tid, ci(32));
+    V upperFirst = b_.CreateICmpNE(b_.CreateAnd(lane, ci(4)), ci(0));
     std::vector<std::vector<llvm::AllocaInst*>> sums(parts->size());
     for (size_t p = 0; p < parts->size(); ++p)
       for (int j = 0; j < (*parts)[p].accumulators; ++j) {
@@ -1439,9 +1460,12 @@ class TileGen {
             V row = b_.CreateUDiv(flat, ci(f.vecsPerRow));
             V col = b_.CreateMul(b_.CreateURem(flat, ci(f.vecsPerRow)), ci(f.per));
             V col64 = b_.CreateZExt(col, b_.getInt64Ty());
-            std::vector<V> w = loadRun(wBase, wt, b_.CreateAdd(b_.CreateMul(b_.CreateZExt(row, b_.getInt64Ty()),
-                                                                             b_.getInt64(uint64_t(f.cols))), col64), f.per);
-            std::vector<V> xv = loadRun(xBase, xt, col64, f.per);
+            V wOff = b_.CreateAdd(b_.CreateMul(b_.CreateZExt(row, b_.getInt64Ty()), b_.getInt64(uint64_t(f.cols))), col64);
+            // 16-bit weights against an f32 vector: 8 of each per lane, the vector's read spread
+            // over the banks (the weights' halves swapped to match).
+            const bool spread = xt == DType::F32 && f.per == 8 && dtypeBytes(wt) == 2;
+            std::vector<V> w = spread ? loadVector(RowAccess{wBase, wt, 0, true}, wOff, upperFirst) : loadRun(wBase, wt, wOff, f.per);
+            std::vector<V> xv = spread ? loadRunSpread(xBase, col64, upperFirst) : loadRun(xBase, xt, col64, f.per);
             V acc = b_.CreateLoad(f32(), sums[p][size_t(j)]);
             for (int64_t e = 0; e < f.per; ++e)
               acc = b_.CreateIntrinsic(llvm::Intrinsic::fma, {f32()}, {w[size_t(e)], xv[size_t(e)], acc});
@@ -1507,32 +1531,43 @@ class TileGen {
     RowAccess acc = rowAccess(A, K);
     const int64_t per = acc.storage == DType::F32 || acc.storage == DType::I32 ? 4 : 8;
     const int64_t pieces = K / per;
-    const int64_t groups = pieces > 0 ? std::min({int64_t(T()) / pieces, M, kColdotScratch / (K * 4)}) : 0;
+    // Row groups: thread tid reads column piece tid % pieces of rows tid / pieces + r * groups.
+    const int64_t groups = pieces > 0 ? std::min<int64_t>(int64_t(T()) / pieces, M) : 0;
     if (acc.base && acc.vector && K % per == 0 && groups >= 2) {
-      TileRef part = allocTemp(groups * K, DType::F32);
-      when(b_.CreateICmpULT(env_.tid, ci(groups * pieces)), [&] {
-        V g = b_.CreateUDiv(env_.tid, ci(pieces));
-        V col = b_.CreateMul(b_.CreateURem(env_.tid, ci(pieces)), ci(per));
-        std::vector<llvm::AllocaInst*> sums;
-        for (int64_t j = 0; j < per; ++j) {
-          sums.push_back(entryAlloca(f32()));
-          b_.CreateStore(cf(0), sums.back());
-        }
-        loop(g, ci(M), ci(groups), [&](V m) {
-          std::vector<V> w = loadVector(acc, b_.CreateAdd(b_.CreateMul(b_.CreateZExt(m, b_.getInt64Ty()), b_.getInt64(uint64_t(acc.stride))),
-                                                          b_.CreateZExt(col, b_.getInt64Ty())));
-          V ym = convert(y.dtype, DType::F32, elem(y, m));
-          for (int64_t j = 0; j < per; ++j)
-            b_.CreateStore(b_.CreateIntrinsic(llvm::Intrinsic::fma, {f32()}, {w[size_t(j)], ym, b_.CreateLoad(f32(), sums[size_t(j)])}),
-                           sums[size_t(j)]);
-        }, /*unroll=*/2);
+      const int64_t rows = (M + groups - 1) / groups, active = groups * pieces;
+      // The groups of one warp add up with shuffles first, so shared memory holds one partial a warp.
+      const int64_t inWarp = pieces < 32 && 32 % pieces == 0 ? 32 / pieces : 1;
+      const int64_t partials = (groups + inWarp - 1) / inWarp;
+      TileRef part = allocTemp(partials * K, DType::F32);
+      V busy = b_.CreateICmpULT(env_.tid, ci(active));
+      V g = b_.CreateUDiv(env_.tid, ci(pieces));
+      V col = b_.CreateMul(b_.CreateURem(env_.tid, ci(pieces)), ci(per));
+      // Every row's load before the first product: one memory round trip, not one per row. A
+      // thread with no row there reads row 0 and weighs it 0.
+      std::vector<std::vector<V>> w(static_cast<size_t>(rows));
+      std::vector<V> weight(static_cast<size_t>(rows));
+      for (int64_t r = 0; r < rows; ++r) {
+        V m = b_.CreateAdd(g, ci(r * groups));
+        V ok = (r + 1) * groups <= M ? busy : b_.CreateAnd(busy, b_.CreateICmpULT(m, ci(M)));
+        V row = b_.CreateSelect(ok, m, ci(0));
+        w[size_t(r)] = loadVector(acc, b_.CreateAdd(b_.CreateMul(b_.CreateZExt(row, b_.getInt64Ty()), b_.getInt64(uint64_t(acc.stride))),
+                                                    b_.CreateZExt(col, b_.getInt64Ty())));
+        weight[size_t(r)] = b_.CreateSelect(ok, convert(y.dtype, DType::F32, elem(y, row)), cf(0));
+      }
+      std::vector<V> sums(size_t(per), cf(0));
+      for (int64_t r = 0; r < rows; ++r)
         for (int64_t j = 0; j < per; ++j)
-          writeTile(part, b_.CreateAdd(b_.CreateMul(g, ci(K)), b_.CreateAdd(col, ci(j))), b_.CreateLoad(f32(), sums[size_t(j)]));
+          sums[size_t(j)] = b_.CreateIntrinsic(llvm::Intrinsic::fma, {f32()}, {w[size_t(r)][size_t(j)], weight[size_t(r)], sums[size_t(j)]});
+      for (int64_t mask = pieces; inWarp > 1 && mask < 32; mask *= 2)
+        for (V& x : sums) x = b_.CreateFAdd(x, env_.target->shuffleXor(b_, x, int(mask)));
+      when(b_.CreateAnd(busy, b_.CreateICmpEQ(b_.CreateURem(g, ci(inWarp)), ci(0))), [&] {
+        V base = b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(g, ci(inWarp)), ci(K)), col);
+        for (int64_t j = 0; j < per; ++j) writeTile(part, b_.CreateAdd(base, ci(j)), sums[size_t(j)]);
       });
       barrier();
       forEachElement(K, [&](V k) {
         V s = cf(0);
-        for (int64_t g = 0; g < groups; ++g) s = b_.CreateFAdd(s, readTile(part, b_.CreateAdd(ci(g * K), k)));
+        for (int64_t q = 0; q < partials; ++q) s = b_.CreateFAdd(s, readTile(part, b_.CreateAdd(ci(q * K), k)));
         writeTile(out, k, convert(DType::F32, e.dtype, s));
       });
       barrier();

@@ -80,6 +80,10 @@ config llama_3_8b : llama_3_2_1b {
     /// 96 q/k/v tasks of 512 KB: as many bytes on the busiest SM as 192 of 256 KB, and fewer tasks.
     qkv_rows = 32;
     qkv_chunk = 512;
+    /// 128 gate/up tasks of 1.8 MB, one an SM, instead of 224 of 1 MB (92 SMs doing two):
+    /// 4.145 -> 4.086 ms over 520 steps (bench/results/2026-12-01-perf-7).
+    ffn_rows = 112;
+    ffn_chunk = 128;
 }
 
 /// Tiny Llama for tests (same structure, random weights).

@@ -19,7 +19,9 @@
 #                  variant's options builds the 8B instead, timed and traced but not compared) against llama1b.ptx:
 #                  step time on random weights (VARIANT_STEPS teacher-forced steps, default 64), logits compared
 #                  with llama1b's, and the trace summary of traced variants (their trace JSON, of the last step,
-#                  in results.tar.gz)
+#                  in results.tar.gz). VARIANT_WINDOW="P N" times the benchmark's positions instead: P prompt
+#                  steps, then N greedy ones, whose per-token latency is the result (no logit comparison:
+#                  greedy tokens on random weights diverge at near-ties; the parity checks cover correctness)
 #   benchmark      (issue 6) scripts/bench.py: copy bandwidth, mkdsl vs torch eager / torch.compile step time
 #                  at BENCH_CONTEXTS (default "512 4096") for each of BENCH_MODELS (default "llama-3.2-1b";
 #                  "llama-3-8b" is build-gpu/llama8b.*); FAIL without running when a parity check failed
@@ -31,7 +33,7 @@
 # /tmp/mkdsl-gpu-check), GPU_CHECK_BUDGET_S (default 440: the checks' own time budget; later
 # checks get what is left), SEED_TINY (0), SEED_1B (1), STEPS (64), PROMPT (16), CHECKS (a
 # space-separated subset of the names above to run, e.g. CHECKS="parity-tiny memcheck"; default all),
-# BENCH_CONTEXTS ("512 4096"), BENCH_MODELS ("llama-3.2-1b"), VARIANT_STEPS (64).
+# BENCH_CONTEXTS ("512 4096"), BENCH_MODELS ("llama-3.2-1b"), VARIANT_STEPS (64), VARIANT_WINDOW (unset).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -203,19 +205,24 @@ sanitize memcheck-llama-3.2-1b memcheck 120 INFO --ptx "$G/llama1b.ptx" --random
 if want variants; then
   # Teacher-forced (the same 64 tokens for every variant): greedy decoding on random weights
   # meets near-ties, where kernels that sum in another order pick other tokens and then diverge.
-  VTOK=$(python3 -c "import sys; print(','.join(str((i * 7919) % 128256) for i in range(1, int(sys.argv[1]) + 1)))" "${VARIANT_STEPS:-64}")
+  read -r VPROMPT VNEW <<< "${VARIANT_WINDOW:-${VARIANT_STEPS:-64} 0}"
+  VTOK=$(python3 -c "import sys; print(','.join(str((i * 7919) % 128256) for i in range(1, int(sys.argv[1]) + 1)))" "$VPROMPT")
   mkdir -p "$W/variants"
   for p in "$G/llama1b.ptx" "$G"/v-*.ptx; do
     [ -f "$p" ] || continue
     name=$(basename "$p" .ptx)
-    VARGS=(--ptx "$p" --random-weights 3 --tokens "$VTOK" --max-new 0)
+    VARGS=(--ptx "$p" --random-weights 3 --tokens "$VTOK" --max-new "$VNEW")
     config=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['config'])" "${p%.ptx}.meta.json")
-    if [ "$name" = llama1b ]; then VARGS+=(--dump-logits "$W/variants/ref.npy")
+    if [ "$VNEW" != 0 ]; then :
+    elif [ "$name" = llama1b ]; then VARGS+=(--dump-logits "$W/variants/ref.npy")
     elif [ "$config" = llama_3_2_1b ]; then VARGS+=(--compare-logits "$W/variants/ref.npy" --tolerance 2e-2)
     fi  # a variant of another config (e.g. "--config llama_3_8b --trace") is timed and traced only
     grep -q '"trace"' "${p%.ptx}.meta.json" && VARGS+=(--trace "$W/variants/$name.trace.json")
     run "variant-$name" "$(cap 180)" "$G/mkrt-run" "${VARGS[@]}"
-    record "variant-$name" INFO "$ELAPSED" "exit $RC: $(last_line 'step time' "$W/logs/variant-$name.log" | sed 's/.*step time/step time/'); $(last_line 'logits against' "$W/logs/variant-$name.log" | sed 's/.*worst/worst/')"
+    if [ "$VNEW" != 0 ]; then timing=$(last_line 'per-token latency' "$W/logs/variant-$name.log" | sed 's/.*per-token latency/per-token latency/')
+    else timing=$(last_line 'step time' "$W/logs/variant-$name.log" | sed 's/.*step time/step time/')
+    fi
+    record "variant-$name" INFO "$ELAPSED" "exit $RC: $timing; $(last_line 'logits against' "$W/logs/variant-$name.log" | sed 's/.*worst/worst/')"
   done
 fi
 
