@@ -358,6 +358,7 @@ class KernelBuilder {
     env.seq = seqSlot;
     env.ablateCopies = opt_.ablation == Ablation::WeightCopies;
     env.ablateMath = opt_.ablation == Ablation::WeightMath;
+    env.l2AheadTiles = mk_.target.l2AheadTiles;
     env.error = argError;
     env.sm = sm;
     env.epoch = argEpoch;

@@ -1810,16 +1810,59 @@ class TileGen {
         if (!containsStreamed(s.body, v_.streamed)) return;
         V lo = convert(s.lo->dtype, DType::I32, scalar(*s.lo)), hi = convert(s.hi->dtype, DType::I32, scalar(*s.hi));
         const DType t = fn_.locals.at(size_t(s.slot)).dtype;
+        LoaderLoop here{&s, hi, nullptr, nullptr};
+        if (env_.l2AheadTiles > 0) {
+          here.ahead = entryAlloca(i32());
+          b_.CreateStore(lo, here.ahead);
+        }
+        loaderLoops_.push_back(&here);
         loop(lo, hi, ci(s.step), [&](V i) {
+          here.now = i;
           writeScalarLocal(s.slot, convert(DType::I32, t, i));
           block(s.body);
         });
+        loaderLoops_.pop_back();
         return;
       }
       default: break;
     }
     if (s.kind == StmtKind::If) return;
     for (const Expr* load : streamedOf(s, v_.streamed)) issue(*load);
+  }
+
+  // The loader's enclosing K loop: its statement, bound, current value, and (with l2AheadTiles)
+  // the next loop value whose tile is not yet prefetched. One position for all the loop's
+  // streamed loads: the first load's waits advance it (docs/backend.md).
+  struct LoaderLoop {
+    const Stmt* stmt;
+    V hi, now, ahead;
+  };
+
+  V smax(V a, V b) { return b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b); }
+
+  // One poll's worth of look-ahead while the loader waits for a slot: the tile of the next loop
+  // value not yet prefetched, if within l2AheadTiles iterations of the one being issued, goes to
+  // L2 one 128-byte line per lane and round.
+  void prefetchAhead(const Expr& load, const LoaderLoop& l, int64_t bytes) {
+    const Stmt& s = *l.stmt;
+    V next = b_.CreateLoad(i32(), l.ahead);
+    V limit = b_.CreateAdd(l.now, ci(int64_t(env_.l2AheadTiles) * s.step));
+    V go = b_.CreateAnd(b_.CreateICmpSLT(next, l.hi), b_.CreateICmpSLT(next, limit));
+    when(go, [&] {
+      const DType t = fn_.locals.at(size_t(s.slot)).dtype;
+      auto saved = std::move(scalars_);  // the loop variable's cached uses hold `now`
+      scalars_.clear();
+      writeScalarLocal(s.slot, convert(DType::I32, t, next));
+      const ir::Tensor& tensor = tensorOf(load.index);
+      V base = at(tensor.dtype, args_.params[size_t(load.index)], physOffset(tensor, starts(load.region)));
+      writeScalarLocal(s.slot, convert(DType::I32, t, l.now));
+      scalars_ = std::move(saved);
+      for (int64_t line = 0; line * 128 < bytes; line += 32) {
+        V off = b_.CreateMul(b_.CreateAdd(env_.tid, ci(line)), ci(128));
+        when(b_.CreateICmpULT(off, ci(bytes)), [&] { env_.target->prefetchLineL2(b_, b_.CreateGEP(b_.getInt8Ty(), base, off)); });
+      }
+      b_.CreateStore(b_.CreateAdd(next, ci(s.step)), l.ahead);
+    });
   }
 
   void issue(const Expr& load) {
@@ -1853,9 +1896,14 @@ class TileGen {
     V full = smemPtr(env_, b_.CreateAdd(ci(SmemLayout::kBarriers), b_.CreateMul(slot, ci(8))));
     V empty = smemPtr(env_, b_.CreateAdd(ci(SmemLayout::kBarriers + SmemLayout::kMaxSlots * 8), b_.CreateMul(slot, ci(8))));
     // The slot's previous tile must have been consumed (no wait for a slot's first use).
+    const LoaderLoop* ahead = whole && env_.l2AheadTiles > 0 && !loaderLoops_.empty() ? loaderLoops_.back() : nullptr;
+    if (ahead) b_.CreateStore(smax(b_.CreateLoad(i32(), ahead->ahead), ahead->now), ahead->ahead);
     when(b_.CreateICmpUGT(use, ci(0)), [&] {
       V parity = b_.CreateAnd(b_.CreateSub(use, ci(1)), ci(1));
+      bool firstPoll = true;  // boundedWait's quick poll: the slot may be free already
       V failed = boundedWait(env_, [&](V& seen) {
+        if (ahead && !firstPoll) prefetchAhead(load, *ahead, bytes);
+        firstPoll = false;
         V ok = env_.target->mbarrierTryWait(b_, empty, parity);
         seen = b_.CreateZExt(ok, i32());
         return ok;
@@ -1911,6 +1959,7 @@ class TileGen {
   std::map<const Expr*, V> scalars_;
   std::map<const Expr*, TileRef> tiles_;
   std::map<const Expr*, V> ring_;
+  std::vector<const LoaderLoop*> loaderLoops_;  // the loader side's enclosing K loops, innermost last
 };
 
 }  // namespace

@@ -110,7 +110,8 @@ const std::vector<TargetDesc>& targets() {
   // SM (CU) counts and shared memory (LDS) per block (opt-in maximum) of the shipping parts;
   // bandwidth is the datasheet figure, used only to weigh costs.
   static const std::vector<TargetDesc> kTargets = {
-      {"h200", "sm_90a", 132, 227 * 1024, 32, 512, 4.8e12},
+      // L2 look-ahead 8: bench/results/2026-12-01-perf-7, call 4.
+      {"h200", "sm_90a", 132, 227 * 1024, 32, 512, 4.8e12, 8},
       {"h100", "sm_90a", 132, 227 * 1024, 32, 512, 3.35e12},
       {"a100", "sm_80", 108, 163 * 1024, 32, 512, 2.0e12},
       {"mi300x", "gfx942", 304, 64 * 1024, 64, 512, 5.3e12},

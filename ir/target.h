@@ -15,6 +15,10 @@ struct TargetDesc {
   int warpSize = 32;
   int threadsPerBlock = 512;
   double memoryBandwidth = 4.8e12;  // bytes per second, for cost estimates
+  // While the loader warp waits for a free ring slot (the compute side is behind, or waiting on
+  // another task), it prefetches into L2 the tiles of its K loop up to this many iterations
+  // ahead; 0: none (targets without a loader, and those not measured).
+  int l2AheadTiles = 0;
 };
 
 std::optional<TargetDesc> findTarget(const std::string& name);

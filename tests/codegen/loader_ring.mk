@@ -40,8 +40,15 @@
 // RUN: %mkdsl build %s --emit=ptx --stdlib %stdlib --metadata %t.meta.json -o %t.ptx && \
 // RUN:   %FileCheck %s --check-prefix=META < %t.meta.json
 // Neither side prefetches matvec's `x[k : +C]` (prefetch_loop.mk): the compute threads stage it
-// once before the loop, and the loader only streams weights.
-// RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %FileCheck %s --check-prefix=NOL2
+// once before the loop, and the loader streams weights only. Without the target's L2 look-ahead
+// (--l2-ahead 0, or h100's description) nothing is prefetched into L2 at all.
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --l2-ahead 0 --stdlib %stdlib | %FileCheck %s --check-prefix=NOL2
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --gpu h100 --stdlib %stdlib | %FileCheck %s --check-prefix=NOL2
+// With it (h200: 8 tiles), the loader prefetches the K loop's next tiles while it waits for an
+// empty slot, inside that wait loop.
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | \
+// RUN:   %S/ptx_in_loop.sh 'prefetch\.global\.L2'
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --l2-ahead 2 --stdlib %stdlib | %FileCheck %s --check-prefix=AHEAD
 import std.linear;
 
 // std.embed yields the f32 residual stream; matvec needs a bf16 row, so the test embeds with this
@@ -126,3 +133,6 @@ step decode(token: i32) -> (y: bf16[hidden]) {
 
 // NOL2: .visible .entry mk_step(
 // NOL2-NOT: prefetch.global.L2
+
+// AHEAD: mbarrier.try_wait.parity.shared.b64
+// AHEAD: prefetch.global.L2

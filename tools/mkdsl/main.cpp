@@ -75,6 +75,8 @@ Options for build (and run):
                                     gfx90a: mi250x), else h200
   --sms N, --smem BYTES, --warp N   override the target's SM count, shared memory per block,
                                     warp (wave) size
+  --l2-ahead N                      override the target's L2 look-ahead of the loader warp, in
+                                    tiles (h200: 8; 0: none)
 
 Options for build:
   -o FILE                           write the output to FILE instead of standard output; its
@@ -316,6 +318,9 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
         std::string flag = arg.substr(0, arg.find('='));
         if (!value(i, flag, v) || !number(v, n) || n <= 0 || n > (1 << 30)) return flag + " needs a positive number";
         (flag == "--sms" ? a.compile.sms : flag == "--smem" ? a.compile.smem : a.compile.warp) = static_cast<int>(n);
+      } else if ((cmd == "build" || cmd == "run") && is(arg, "--l2-ahead")) {
+        if (!value(i, "--l2-ahead", v) || !number(v, n) || n > 64) return "--l2-ahead needs a tile count from 0 to 64";
+        a.compile.l2Ahead = static_cast<int>(n);
       } else if (cmd == "build" && is(arg, "--emit")) {
         if (!value(i, "--emit", v) || !isEmit(v))
           return "--emit must be ptx, cubin, amdgcn, hsaco, llvm, graph, tasks or schedule";
