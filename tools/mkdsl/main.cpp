@@ -100,7 +100,7 @@ Options for build:
   --trace                           a kernel that records when each task starts, is ready and
                                     ends (an extra `trace` parameter; see mkrt-run --trace)
 
-Options for run (and --gpu, --sms, --smem, --warp, --target as for build):
+Options for run (and --gpu, --sms, --smem, --warp, --l2-ahead, --target as for build):
   --device cuda|cuda:N|cpu          compile to PTX in-process and run it on CUDA device 0 (or N),
                                     or run the schedule on the CPU interpreter of the megakernel IR
                                     (AMDGPU code objects run from a HIP host: runtime/README.md)
