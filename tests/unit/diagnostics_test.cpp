@@ -16,7 +16,6 @@ MK_DIAGNOSTIC(UnknownName, Error, "unknown name '{0}'{1}", std::string, std::str
 MK_DIAGNOSTIC(DeclaredHere, Note, "'{0}' is declared here", std::string);
 MK_DIAGNOSTIC(DuplicateImport, Warning, "module '{0}' is imported twice", std::string);
 MK_DIAGNOSTIC(SyntaxError, Error, "expected {0}, found {1}", std::string, std::string);
-MK_DIAGNOSTIC(DivisionByZero, Error, "division by zero in a compile-time expression");
 
 std::string show(mk::LineCol lc) { return std::to_string(lc.line) + ":" + std::to_string(lc.col); }
 

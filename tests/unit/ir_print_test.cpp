@@ -56,10 +56,10 @@ Megakernel tinyKernel() {
   Graph& g = m.graph;
   g.program = "tiny.mk";
   g.config = "tiny";
-  Tensor w{0, "w", Tensor::Weight, DType::BF16, {8, 4}, {}, {"model.w"}};
-  Tensor x{1, "x", Tensor::Input, DType::BF16, {4}, {}, {}};
-  Tensor y{2, "y", Tensor::Activation, DType::F32, {8}, {}, {}};
-  Tensor out{3, "layer[0].out", Tensor::Activation, DType::F32, {8}, {Layout::Tiled, {4}}, {}};
+  Tensor w{0, "w", Tensor::Weight, DType::BF16, {8, 4}, {}, {"model.w"}, ""};
+  Tensor x{1, "x", Tensor::Input, DType::BF16, {4}, {}, {}, ""};
+  Tensor y{2, "y", Tensor::Activation, DType::F32, {8}, {}, {}, ""};
+  Tensor out{3, "layer[0].out", Tensor::Activation, DType::F32, {8}, {Layout::Tiled, {4}}, {}, ""};
   g.tensors = {w, x, y, out};
   g.inputs = {{"x", DType::BF16, 1}, {"pos", DType::I32, -1}};
   g.outputs = {{"out", 3}};
