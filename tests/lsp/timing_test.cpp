@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -99,9 +100,7 @@ TEST_CASE("lsp timing: a hover on a 5,000-line document, re-analysis included, a
   ServerOptions options;
   options.stdlibDir = MK_STDLIB_DIR;
   options.deferDiagnostics = true;  // as `mkdsl lsp` runs: a document is checked when first needed
-  Server s(options);
-  s.handle(request(1, "initialize", R"({"capabilities":{}})"));
-  s.handle(notify("initialized"));
+  std::unique_ptr<Server> server;
   const std::string uri = "file:///tmp/mk-lsp-timing/big.mk";
   std::string needle = "    let y = scale_7(x, g_7);";
   size_t at = text.find(needle);
@@ -121,7 +120,7 @@ TEST_CASE("lsp timing: a hover on a 5,000-line document, re-analysis included, a
                                                            std::to_string(line) + R"(,"character":14}})");
     const auto t0 = Clock::now();
     const double c0 = cpuMs();
-    std::vector<std::string> answer = s.handle(h);
+    std::vector<std::string> answer = server->handle(h);
     const double took = cpuMs() - c0;
     wallMs = ms(Clock::now() - t0);
     REQUIRE(answer.size() == 1);
@@ -131,13 +130,22 @@ TEST_CASE("lsp timing: a hover on a 5,000-line document, re-analysis included, a
     return took;
   };
 
-  // Open, then hover: the hover checks the document (nothing checked it before).
-  s.handle(notify("textDocument/didOpen", R"({"textDocument":{"uri":")" + uri + R"(","languageId":"mk","version":1,"text":)" +
-                                              dump(jstr(text)) + "}}"));
-  CHECK(s.analysesRun() == 0);
-  double firstMs = hover();
-  const double firstWallMs = wallMs;
-  CHECK(s.analysesRun() == 1);
+  // A fresh server, the document opened, then a hover: the hover checks the document (nothing
+  // checked it before). The best of three fresh servers, as for the edits below: one measurement
+  // alone now and then takes a multiple of the usual time on a loaded machine.
+  double firstMs = 1e9, firstWallMs = 0;
+  for (int round = 0; round < 3; ++round) {
+    server = std::make_unique<Server>(options);
+    server->handle(request(1, "initialize", R"({"capabilities":{}})"));
+    server->handle(notify("initialized"));
+    server->handle(notify("textDocument/didOpen", R"({"textDocument":{"uri":")" + uri +
+                                                      R"(","languageId":"mk","version":1,"text":)" + dump(jstr(text)) + "}}"));
+    CHECK(server->analysesRun() == 0);
+    const double took = hover();
+    if (took < firstMs) firstMs = took, firstWallMs = wallMs;
+    CHECK(server->analysesRun() == 1);
+  }
+  Server& s = *server;
   std::vector<std::string> published = s.idle();
   REQUIRE(published.size() == 1);
   CHECK(parse(published[0]).get("params")->get("diagnostics")->items.empty());  // the program is valid
