@@ -1542,22 +1542,38 @@ class TileGen {
       V busy = b_.CreateICmpULT(env_.tid, ci(active));
       V g = b_.CreateUDiv(env_.tid, ci(pieces));
       V col = b_.CreateMul(b_.CreateURem(env_.tid, ci(pieces)), ci(per));
-      // Every row's load before the first product: one memory round trip, not one per row. A
-      // thread with no row there reads row 0 and weighs it 0.
-      std::vector<std::vector<V>> w(static_cast<size_t>(rows));
-      std::vector<V> weight(static_cast<size_t>(rows));
-      for (int64_t r = 0; r < rows; ++r) {
-        V m = b_.CreateAdd(g, ci(r * groups));
-        V ok = (r + 1) * groups <= M ? busy : b_.CreateAnd(busy, b_.CreateICmpULT(m, ci(M)));
-        V row = b_.CreateSelect(ok, m, ci(0));
-        w[size_t(r)] = loadVector(acc, b_.CreateAdd(b_.CreateMul(b_.CreateZExt(row, b_.getInt64Ty()), b_.getInt64(uint64_t(acc.stride))),
-                                                    b_.CreateZExt(col, b_.getInt64Ty())));
-        weight[size_t(r)] = b_.CreateSelect(ok, convert(y.dtype, DType::F32, elem(y, row)), cf(0));
+      // A batch of rows: every row's load before the first product, one memory round trip, not
+      // one per row. A thread with no row there reads row 0 and weighs it 0.
+      std::vector<llvm::AllocaInst*> sumSlots;
+      for (int64_t j = 0; j < per; ++j) {
+        sumSlots.push_back(entryAlloca(f32()));
+        b_.CreateStore(cf(0), sumSlots.back());
       }
-      std::vector<V> sums(size_t(per), cf(0));
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t j = 0; j < per; ++j)
-          sums[size_t(j)] = b_.CreateIntrinsic(llvm::Intrinsic::fma, {f32()}, {w[size_t(r)][size_t(j)], weight[size_t(r)], sums[size_t(j)]});
+      auto batch = [&](V firstRow /*this thread's first row of the batch*/, int64_t count, bool inRange) {
+        std::vector<std::vector<V>> w(static_cast<size_t>(count));
+        std::vector<V> weight(static_cast<size_t>(count));
+        for (int64_t r = 0; r < count; ++r) {
+          V m = b_.CreateAdd(firstRow, ci(r * groups));
+          V ok = inRange ? busy : b_.CreateAnd(busy, b_.CreateICmpULT(m, ci(M)));
+          V row = b_.CreateSelect(ok, m, ci(0));
+          w[size_t(r)] = loadVector(acc, b_.CreateAdd(b_.CreateMul(b_.CreateZExt(row, b_.getInt64Ty()), b_.getInt64(uint64_t(acc.stride))),
+                                                      b_.CreateZExt(col, b_.getInt64Ty())));
+          weight[size_t(r)] = b_.CreateSelect(ok, convert(y.dtype, DType::F32, elem(y, row)), cf(0));
+        }
+        std::vector<V> x;
+        for (auto* slot : sumSlots) x.push_back(b_.CreateLoad(f32(), slot));
+        for (int64_t r = 0; r < count; ++r)
+          for (int64_t j = 0; j < per; ++j)
+            x[size_t(j)] = b_.CreateIntrinsic(llvm::Intrinsic::fma, {f32()}, {w[size_t(r)][size_t(j)], weight[size_t(r)], x[size_t(j)]});
+        for (int64_t j = 0; j < per; ++j) b_.CreateStore(x[size_t(j)], sumSlots[size_t(j)]);
+      };
+      // Up to 8 rows a thread in one batch (32 words of loads in flight); more rows in a loop of
+      // such batches, so the registers stay bounded.
+      constexpr int64_t kBatchRows = 8;
+      if (rows <= kBatchRows) batch(g, rows, rows * groups <= M);
+      else loop(ci(0), ci(rows), ci(kBatchRows), [&](V r0) { batch(b_.CreateAdd(g, b_.CreateMul(r0, ci(groups))), kBatchRows, false); }, /*unroll=*/1);
+      std::vector<V> sums;
+      for (auto* slot : sumSlots) sums.push_back(b_.CreateLoad(f32(), slot));
       for (int64_t mask = pieces; inWarp > 1 && mask < 32; mask *= 2)
         for (V& x : sums) x = b_.CreateFAdd(x, env_.target->shuffleXor(b_, x, int(mask)));
       when(b_.CreateAnd(busy, b_.CreateICmpEQ(b_.CreateURem(g, ci(inWarp)), ci(0))), [&] {
