@@ -740,14 +740,23 @@ class TileGen {
     return loads;
   }
   // Prefetches the lines `loads` touch with the loop variable at `k`, one line per thread.
-  // (Called under a condition: nothing it evaluates may stay in the scalar cache.)
   void prefetchIteration(const Stmt& loopStmt, const std::vector<const Expr*>& loads, V k) {
+    atLoopValue(loopStmt, k, nullptr, [&] {
+      int64_t firstThread = 0;
+      for (const Expr* load : loads) firstThread += prefetchLines(*load, firstThread, /*l2=*/true);
+    });
+  }
+  // Emits `body` with the loop variable of `loopStmt` at `value` (another iteration's regions),
+  // then sets the variable back to `restore` where given. Called under a condition: what `body`
+  // evaluates must not stay in the scalar cache, so the cache is set aside meanwhile.
+  void atLoopValue(const Stmt& loopStmt, V value, V restore, const std::function<void()>& body) {
     const DType t = fn_.locals.at(size_t(loopStmt.slot)).dtype;
+    auto saved = std::move(scalars_);
     scalars_.clear();
-    writeScalarLocal(loopStmt.slot, convert(DType::I32, t, k));
-    int64_t firstThread = 0;
-    for (const Expr* load : loads) firstThread += prefetchLines(*load, firstThread, /*l2=*/true);
-    scalars_.clear();
+    writeScalarLocal(loopStmt.slot, convert(DType::I32, t, value));
+    body();
+    if (restore) writeScalarLocal(loopStmt.slot, convert(DType::I32, t, restore));
+    scalars_ = std::move(saved);
   }
 
   // --- Values -------------------------------------------------------------------------------
@@ -1854,8 +1863,6 @@ class TileGen {
     V hi, now, ahead;
   };
 
-  V smax(V a, V b) { return b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b); }
-
   // One poll's worth of look-ahead while the loader waits for a slot: the tile of the next loop
   // value not yet prefetched, if within l2AheadTiles iterations of the one being issued, goes to
   // L2 one 128-byte line per lane and round.
@@ -1865,14 +1872,11 @@ class TileGen {
     V limit = b_.CreateAdd(l.now, ci(int64_t(env_.l2AheadTiles) * s.step));
     V go = b_.CreateAnd(b_.CreateICmpSLT(next, l.hi), b_.CreateICmpSLT(next, limit));
     when(go, [&] {
-      const DType t = fn_.locals.at(size_t(s.slot)).dtype;
-      auto saved = std::move(scalars_);  // the loop variable's cached uses hold `now`
-      scalars_.clear();
-      writeScalarLocal(s.slot, convert(DType::I32, t, next));
-      const ir::Tensor& tensor = tensorOf(load.index);
-      V base = at(tensor.dtype, args_.params[size_t(load.index)], physOffset(tensor, starts(load.region)));
-      writeScalarLocal(s.slot, convert(DType::I32, t, l.now));
-      scalars_ = std::move(saved);
+      V base = nullptr;
+      atLoopValue(s, next, l.now, [&] {
+        const ir::Tensor& tensor = tensorOf(load.index);
+        base = at(tensor.dtype, args_.params[size_t(load.index)], physOffset(tensor, starts(load.region)));
+      });
       for (int64_t line = 0; line * 128 < bytes; line += 32) {
         V off = b_.CreateMul(b_.CreateAdd(env_.tid, ci(line)), ci(128));
         when(b_.CreateICmpULT(off, ci(bytes)), [&] { env_.target->prefetchLineL2(b_, b_.CreateGEP(b_.getInt8Ty(), base, off)); });
@@ -1913,7 +1917,9 @@ class TileGen {
     V empty = smemPtr(env_, b_.CreateAdd(ci(SmemLayout::kBarriers + SmemLayout::kMaxSlots * 8), b_.CreateMul(slot, ci(8))));
     // The slot's previous tile must have been consumed (no wait for a slot's first use).
     const LoaderLoop* ahead = whole && env_.l2AheadTiles > 0 && !loaderLoops_.empty() ? loaderLoops_.back() : nullptr;
-    if (ahead) b_.CreateStore(smax(b_.CreateLoad(i32(), ahead->ahead), ahead->now), ahead->ahead);
+    if (ahead)
+      b_.CreateStore(binary(BinaryOp::Max, DType::I32, DType::I32, DType::I32, b_.CreateLoad(i32(), ahead->ahead), ahead->now),
+                     ahead->ahead);
     when(b_.CreateICmpUGT(use, ci(0)), [&] {
       V parity = b_.CreateAnd(b_.CreateSub(use, ci(1)), ci(1));
       bool firstPoll = true;  // boundedWait's quick poll: the slot may be free already

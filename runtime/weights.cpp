@@ -1,7 +1,7 @@
 #include "runtime/weights.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <thread>
 
