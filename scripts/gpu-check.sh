@@ -10,8 +10,11 @@
 #   env            nvidia-smi, library versions, build-gpu/PREPARED.txt
 #   golden-tiny    mkrt-run on tests/data's tiny goldens vs transformers f32/bf16 and the CPU interpreter
 #   fault          the --test-drop-signal kernel must stop with the timeout record, not hang
-#   parity-tiny    scripts/gpu_parity.py, examples/llama_tiny.mk, random HF weights, 64 steps
-#   parity-llama-3.2-1b   the same for examples/llama.mk --config llama_3_2_1b (sharded checkpoint)
+#   parity-STEM.CONFIG   scripts/gpu_parity.py --steps all for every config of every examples/*.mk
+#                  (build-gpu/shipped.txt): random HF weights, teacher-forced through every position of
+#                  the KV cache, gated at every position against transformers float32; the per-position
+#                  curve in parity.md and curve.tsv.gz (CHECKS="parity" runs them all)
+#   parity-hf-init INFO: the shipped Llama-3.2-1B the same way, with transformers' own initialisation
 #   depth-2, depth-4, depth-8   diagnostic (INFO, not gated): the 1B shapes with fewer layers
 #   memcheck, synccheck, racecheck   compute-sanitizer on the tiny model (the 24 golden steps)
 #   memcheck-llama-3.2-1b   extra (INFO, not gated): memcheck on the 1B kernel, 3 steps
@@ -31,8 +34,9 @@
 #
 # Environment: OUT (default ./build-gpu-check), GPU_DIR (default build-gpu), WORK (default
 # /tmp/mkdsl-gpu-check), GPU_CHECK_BUDGET_S (default 440: the checks' own time budget; later
-# checks get what is left), SEED_TINY (0), SEED_1B (1), STEPS (64), PROMPT (16), CHECKS (a
-# space-separated subset of the names above to run, e.g. CHECKS="parity-tiny memcheck"; default all),
+# checks get what is left), SEED_TINY (0), SEED_1B (1), STEPS (64: the depth sweep's steps), PROMPT
+# (16), CHECKS (a space-separated subset of the names above to run, e.g. CHECKS="parity memcheck";
+# default all),
 # BENCH_CONTEXTS ("512 4096"), BENCH_MODELS ("llama-3.2-1b"), VARIANT_STEPS (64), VARIANT_WINDOW (unset).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -97,7 +101,7 @@ say "# mkdsl GPU checks: bash scripts/gpu-check.sh ($(date -u +%FT%TZ), budget $
 } > "$W/logs/env.log" 2>&1
 GPU_LINE=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
 missing=""
-for f in mkrt-run tiny.ptx tiny.meta.json llama1b.ptx llama1b.meta.json tiny_drop.ptx tiny_drop.meta.json tiny_cpu.npy; do
+for f in mkrt-run tiny.ptx tiny.meta.json llama1b.ptx llama1b.meta.json tiny_drop.ptx tiny_drop.meta.json tiny_cpu.npy shipped.txt; do
   [ -f "$G/$f" ] || missing="$missing $f"
 done
 if [ -n "$GPU_LINE" ] && [ -z "$missing" ]; then
@@ -127,22 +131,31 @@ else
 fi
 fi
 
-# ---- parity against transformers -------------------------------------------------------------------
-if want parity-tiny; then
-run parity-tiny "$(cap 240)" python3 scripts/gpu_parity.py --meta "$G/tiny.meta.json" --ptx "$G/tiny.ptx" \
-  --mkrt "$G/mkrt-run" --out "$W/parity-tiny" --steps "$STEPS" --prompt "$PROMPT" --seed "$SEED_TINY" --name tiny \
-  --golden-weights tests/data/tiny_llama.safetensors --work "$W/tmp"
-D=$(last_line '^PARITY' "$W/logs/parity-tiny.log")
-[ $RC -eq 0 ] && record parity-tiny PASS "$ELAPSED" "$D" || record parity-tiny FAIL "$ELAPSED" "exit $RC: ${D:-see logs/parity-tiny.log}"
-fi
-
-if want parity-llama-3.2-1b; then
-run parity-llama-3.2-1b "$(cap 300)" python3 scripts/gpu_parity.py --meta "$G/llama1b.meta.json" --ptx "$G/llama1b.ptx" \
-  --mkrt "$G/mkrt-run" --out "$W/parity-llama-3.2-1b" --steps "$STEPS" --prompt "$PROMPT" --seed "$SEED_1B" \
-  --name llama-3.2-1b --max-shard-size 1GB --work "$W/tmp"
-D=$(last_line '^PARITY' "$W/logs/parity-llama-3.2-1b.log")
-[ $RC -eq 0 ] && record parity-llama-3.2-1b PASS "$ELAPSED" "$D" || record parity-llama-3.2-1b FAIL "$ELAPSED" "exit $RC: ${D:-see logs/parity-llama-3.2-1b.log}"
-fi
+# ---- parity against transformers at every position, for every shipped config ----------------------
+# gpu-prepare.sh's shipped.txt lists each config of examples/*.mk; each is teacher-forced through
+# every position of its KV cache (gpu_parity.py --steps all) against transformers float32. The tiny
+# model of examples/llama_tiny.mk (seed 0) has tests/data's weights, which the check confirms.
+while read -r SNAME SFILE SCONFIG; do
+  [ -n "$SNAME" ] || continue
+  CN="parity-$SNAME"
+  want "$CN" || want parity || continue
+  SMETA="$G/shipped/$SNAME.meta.json"
+  SARGS=(--meta "$SMETA" --ptx "$G/shipped/$SNAME.ptx" --mkrt "$G/mkrt-run" --out "$W/$CN" --steps all
+         --prompt "$PROMPT" --name "$SNAME" --max-shard-size 2GB --work "$W/tmp" --mkrt-timeout 400)
+  SPARAMS=$(python3 -c "import json,sys; v=json.load(open(sys.argv[1]))['config_values']; print(v['vocab'] * v['hidden'])" "$SMETA" 2>/dev/null || echo 0)
+  if [ "$SNAME" = llama_tiny.tiny ]; then
+    SARGS+=(--seed "$SEED_TINY" --golden-weights tests/data/tiny_llama.safetensors)
+  else
+    SARGS+=(--seed "$SEED_1B")
+  fi
+  # The greedy check (informational) costs a second pass of every position: the small models only.
+  [ "$SPARAMS" -gt 1000000 ] && SARGS+=(--no-greedy)
+  run "$CN" "$(cap 480)" python3 scripts/gpu_parity.py "${SARGS[@]}" < /dev/null
+  D=$(last_line '^PARITY' "$W/logs/$CN.log")
+  [ $RC -eq 0 ] && record "$CN" PASS "$ELAPSED" "$SFILE --config $SCONFIG: $D" ||
+    record "$CN" FAIL "$ELAPSED" "$SFILE --config $SCONFIG: exit $RC: ${D:-see logs/$CN.log}"
+  rm -rf "$W/tmp"
+done < "$G/shipped.txt"
 
 # ---- depth sweep (diagnostic, not gated: INFO rows) -----------------------------------------------
 # The Llama-3.2-1B shapes with 2, 4 and 8 layers: how the distance to transformers float32 grows
@@ -200,6 +213,19 @@ sanitize racecheck racecheck 180 PASS "${TINY_ARGS[@]}"
 # Extra, not gated: memcheck on the Llama-3.2-1B kernel, random weights, 3 steps.
 sanitize memcheck-llama-3.2-1b memcheck 120 INFO --ptx "$G/llama1b.ptx" --random-weights 7 --tokens 1,2,3
 
+# ---- parity-hf-init (INFO) --------------------------------------------------------------------------
+# The shipped Llama-3.2-1B with transformers' own initialisation (std 0.02; the
+# gate's weights are the scaled init above), every position.
+if want parity-hf-init; then
+  run parity-hf-init "$(cap 240)" python3 scripts/gpu_parity.py --meta "$G/shipped/llama.llama_3_2_1b.meta.json" \
+    --ptx "$G/shipped/llama.llama_3_2_1b.ptx" --mkrt "$G/mkrt-run" --out "$W/parity-hf-init" --steps all \
+    --init transformers --seed "$SEED_1B" --name llama.llama_3_2_1b-transformers-init --max-shard-size 2GB \
+    --work "$W/tmp" --no-greedy
+  D=$(last_line '^PARITY' "$W/logs/parity-hf-init.log")
+  record parity-hf-init INFO "$ELAPSED" "exit $RC: ${D:-see logs/parity-hf-init.log}"
+  rm -rf "$W/tmp"
+fi
+
 # ---- variants: speed experiments (INFO) ------------------------------------------------------------
 # The same random weights and tokens for every kernel; llama1b.ptx's logits are the reference.
 if want variants; then
@@ -230,7 +256,7 @@ fi
 # scripts/bench.py on the Llama-3.2-1B kernel: copy bandwidth, mkdsl's decode step time (mkrt-run's
 # CUDA events) and the same model in PyTorch (eager; torch.compile max-autotune-no-cudagraphs in a
 # CUDA graph), at each of BENCH_CONTEXTS (default "512 4096"). Correctness first: not run (FAIL)
-# when a parity check of this run failed; when parity-llama-3.2-1b ran, its parity.json is the
+# when a parity check of this run failed; when parity-llama.llama_3_2_1b ran, its parity.json is the
 # benchmark's parity_ok, else bench.py runs a short parity itself (16 steps vs transformers f32).
 # PASS means: parity ok and an mkdsl time for every context (the issue-6 speed targets are reported
 # in the detail and bench.json, not gated here). JSON and table: $W/bench/bench.{json,md}, copied to $OUT.
@@ -249,7 +275,7 @@ if want benchmark; then
     for m in ${BENCH_MODELS:-llama-3.2-1b}; do
       case $m in
         llama-3.2-1b) BM+=(--model "$m" "$G/llama1b.meta.json" "$G/llama1b.ptx")
-          [ -f "$W/parity-llama-3.2-1b/parity.json" ] && PJ=(--parity-json "llama-3.2-1b=$W/parity-llama-3.2-1b/parity.json") ;;
+          [ -f "$W/parity-llama.llama_3_2_1b/parity.json" ] && PJ=(--parity-json "llama-3.2-1b=$W/parity-llama.llama_3_2_1b/parity.json") ;;
         llama-3-8b) BM+=(--model "$m" "$G/llama8b.meta.json" "$G/llama8b.ptx") ;;
         *) say "BENCH_MODELS: unknown model $m (llama-3.2-1b, llama-3-8b)" ;;
       esac
@@ -293,9 +319,8 @@ cat "$W/summary.md"
 
 # ---- what comes back -------------------------------------------------------------------------------
 cp "$W/summary.md" "$CONSOLE" "$OUT/" 2>/dev/null
-for d in golden-tiny parity-tiny parity-llama-3.2-1b; do
-  [ -f "$W/$d/parity.json" ] && cp "$W/$d/parity.json" "$OUT/$d.json"
-done
+# The parity.json of golden-tiny and of each shipped config are in results.tar.gz (at most 8 files
+# come back from the device tool).
 # Without the logits (.npy, tens of MB): the device tool returns files of at most 16 MiB.
 tar -czf "$OUT/results.tar.gz" -C "$W" --exclude=tmp --exclude='*.npy' . 2>/dev/null
 ls -la "$OUT"

@@ -10,6 +10,9 @@
 #   llama8b.ptx, llama8b.meta.json examples/llama.mk --config llama_3_8b (the benchmark's second model)
 #   tiny_drop.ptx, .meta.json      the tiny kernel built with --test-drop-signal 5 (the fault test)
 #   llama1b_l{2,4,8}.ptx, .meta.json  the 1B shapes with 2, 4, 8 layers (diagnostic depth sweep)
+#   shipped/STEM.CONFIG.ptx, .meta.json  every config of every examples/*.mk (gpu-check.sh's
+#                                  long-position parity runs each), listed in shipped.txt as
+#                                  "STEM.CONFIG FILE CONFIG" lines
 #   v-NAME.ptx, .meta.json         speed experiments: the 1B config built with extra options, from
 #                                  VARIANTS="NAME:OPTIONS;NAME:OPTIONS" (gpu-check.sh's `variants`;
 #                                  a `--config` among the options replaces the 1B's)
@@ -63,6 +66,20 @@ for L in 2 4 8; do
   build "llama1b_l$L" examples/llama.mk --config llama_3_2_1b --set layers=$L
 done
 
+# Every configuration that examples/ ships, for the long-position parity (gpu-check.sh's
+# parity-STEM.CONFIG checks). A config is a `config NAME` line (the formatter's canonical form).
+mkdir -p "$G/shipped"
+: > "$G/shipped.txt"
+for f in examples/*.mk; do
+  stem=$(basename "$f" .mk)
+  for c in $(sed -nE 's/^config ([A-Za-z_][A-Za-z0-9_]*).*/\1/p' "$f"); do
+    build "shipped/$stem.$c" "$f" --config "$c"
+    echo "$stem.$c $f $c" >> "$G/shipped.txt"
+  done
+done
+[ -s "$G/shipped.txt" ] || { echo "no config found in examples/*.mk" >&2; exit 1; }
+echo "shipped configs:"; sed 's/^/  /' "$G/shipped.txt"
+
 # Speed experiments (gpu-check.sh's `variants`, INFO only): e.g.
 #   VARIANTS="r16:--set qkv_rows=16 --set qkv_chunk=1024;traced:--trace" bash scripts/gpu-prepare.sh
 IFS=';' read -ra VARIANT_LIST <<< "${VARIANTS:-}"
@@ -78,7 +95,7 @@ echo "$MKDSL run examples/llama_tiny.mk --device cpu --weights tests/data/tiny_l
   --tokens "$TOKENS" --max-new 0 --dump-logits "$G/tiny_cpu.npy"
 
 # The metadata must carry what gpu_parity.py reads.
-for m in "$G"/tiny.meta.json "$G"/llama1b.meta.json; do
+for m in "$G"/tiny.meta.json "$G"/llama1b.meta.json "$G"/shipped/*.meta.json; do
   python3 - "$m" <<'EOF'
 import json, sys
 m = json.load(open(sys.argv[1]))
@@ -97,7 +114,7 @@ done
 # ptxas accepts each kernel (catches a bad PTX here rather than on the device's time).
 PTXAS=${MKDSL_PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 if [ -x "$PTXAS" ]; then
-  for p in "$G"/*.ptx; do
+  for p in "$G"/*.ptx "$G"/shipped/*.ptx; do
     "$PTXAS" -arch=sm_90a "$p" -o /tmp/gpu-prepare-check.cubin
     echo "ptxas -arch=sm_90a $p: ok"
   done
@@ -117,7 +134,7 @@ step "$G/PREPARED.txt"
   echo "tokens (tests/data): $TOKENS"
   echo "drop-signal task: $DROP_TASK"
   echo "files:"
-  (cd "$G" && sha256sum $(ls | grep -v PREPARED.txt) | sed 's/^/  /')
+  (cd "$G" && find . -type f ! -name PREPARED.txt | sort | xargs sha256sum | sed 's/^/  /')
 } > "$G/PREPARED.txt"
 cat "$G/PREPARED.txt"
 

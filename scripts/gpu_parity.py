@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""GPU parity of an mkdsl megakernel against Hugging Face transformers (issue 5).
+"""GPU parity of an mkdsl megakernel against Hugging Face transformers (issues 5 and 16).
 
 Runs on the GPU machine (torch, transformers, safetensors, numpy; no network). Two modes.
 
-Model mode (the default), for one `mkdsl build` output:
+Model mode (the default), for one `mkdsl build` output of any .mk and config:
 
     python3 scripts/gpu_parity.py --meta build-gpu/tiny.meta.json --ptx build-gpu/tiny.ptx \\
-        --mkrt build-gpu/mkrt-run --out DIR --steps 64 --prompt 16 --seed 0
+        --mkrt build-gpu/mkrt-run --out DIR [--steps all] [--prompt 16] [--seed 0] [--init scaled]
 
   1. Reads the kernel metadata's "config_values" (vocab, hidden, layers, heads, kv_heads, head_dim,
      ffn, rope_*, rms_eps, max_seq) and builds a transformers LlamaConfig from them: untied LM head
@@ -14,30 +14,39 @@ Model mode (the default), for one `mkdsl build` output:
      llama3 RoPE scaling when rope_factor != 1 (rope_type llama3, factor, low_freq_factor,
      high_freq_factor, original_max_position_embeddings). transformers 5 takes these as
      `rope_parameters`, 4.x as rope_theta + rope_scaling: each form is tried and the one whose
-     rotary `inv_freq` equals the formula (computed here in float64) is kept.
-  2. Builds LlamaForCausalLM and re-initialises every parameter as scripts/make_hf_golden.py does
-     (sorted parameter names, one seeded generator, normal with INIT_STD per kind, norm gains
-     1 + 0.1 randn), with each projection's std scaled by sqrt(tiny fan-in / fan-in) so a larger
-     model keeps the tiny model's activation statistics (for the tiny config the factor is exactly 1
-     and with --seed 0 and a CPU generator the weights are those of tests/data). Rounds to bf16 and
-     saves with save_pretrained(max_shard_size=--max-shard-size): the 1B model becomes a sharded
-     folder with model.safetensors.index.json, the runtime's sharded path.
-  3. Teacher-forced decode of the same `steps` random tokens (the first `prompt` are the prompt;
-     with teacher forcing every token is fed, one per step) through
-       - transformers, model loaded in bfloat16 (one token per forward, KV cache fed back),
-       - transformers, model loaded in float32 from the same bf16 weights (TF32 off),
-       - mkrt-run --weights DIR --tokens ... --max-new 0 --dump-logits.
-  4. Compares every step: relative L2 error ||mk - ref|| / ||ref||, and the argmax rule of issue 5
-     (argmax equal wherever the reference's top-2 margin exceeds 1e-2 of its logits' range).
-     GATE: rel L2 <= 1e-2 and the argmax rule, against the float32 transformers run. The bf16
-     transformers run is compared and reported too, not gated: transformers' eager bf16 path rounds
-     RoPE's cos/sin and products, the attention scores and the probabilities to bf16, and on the
-     committed tiny goldens it is itself 1.05e-2 away from its float32 run; mkdsl keeps those in
-     f32 (by design: the CPU interpreter is 8.2e-3 from float32 and 1.19e-2 from bf16 there).
-  5. Informational (not gated): mkrt-run's own greedy decode from the prompt, checked against
-     transformers float32 teacher-forced on mkrt's greedy sequence.
-  Writes DIR/parity.json (per-step numbers, versions, config, tokens, pass/fail, the command) and
-  DIR/parity.md. Exit status 0 on pass, 1 on a failed gate, 2 when something could not run.
+     rotary `inv_freq` equals the formula (computed here in float64) is kept, so a reference whose
+     RoPE differs from the kernel's (an error that grows with the position) cannot pass unseen.
+  2. Builds LlamaForCausalLM and, with --init scaled (the default), re-initialises every parameter
+     as scripts/make_hf_golden.py does (sorted parameter names, one seeded generator, normal with
+     INIT_STD per kind, norm gains 1 + 0.1 randn), with each projection's std scaled by
+     sqrt(tiny fan-in / fan-in) so a larger model keeps the tiny model's activation statistics
+     (peaked attention, logits far from zero; for the tiny config the factor is exactly 1 and with
+     --seed 0 and a CPU generator the weights are those of tests/data). --init transformers keeps
+     transformers' own initialisation (std 0.02, norm gains 1). Rounds to bf16 and saves with
+     save_pretrained(max_shard_size=--max-shard-size): the 1B model becomes a sharded folder with
+     model.safetensors.index.json, the runtime's sharded path.
+  3. Teacher-forced decode of the same `steps` random tokens (--steps all: every position of the
+     KV cache, max_seq; the first `prompt` count as the prompt for the greedy check) through
+       - mkrt-run --weights DIR --tokens ... --max-new 0 --dump-logits (one step per position),
+       - transformers, model loaded in bfloat16 and in float32 (TF32 off) from the same bf16
+         weights, the sequence fed in chunks of --ref-chunk tokens with the KV cache fed back
+         (every position's logits see exactly the tokens before it); the float32 run also decodes
+         the first --cache-check positions one token per forward, which must agree with it
+         (REF_SELF_GATE).
+  4. Compares every position: relative L2 error ||mk - ref|| / ||ref||, and the argmax rule of
+     issue 5 (argmax equal wherever the reference's top-2 margin exceeds 1e-2 of its logits' range).
+     GATE: rel L2 <= 1e-2 at every position and the argmax rule, against the float32 transformers
+     run. The bf16 transformers run is compared and reported too, not gated: transformers' eager
+     bf16 path rounds RoPE's cos/sin and products, the attention scores and the probabilities to
+     bf16, and on the committed tiny goldens it is itself 1.05e-2 away from its float32 run; mkdsl
+     keeps those in f32 (by design: the CPU interpreter is 8.2e-3 from float32 and 1.19e-2 from
+     bf16 there).
+  5. Informational (not gated, --no-greedy skips it): mkrt-run's own greedy decode from the
+     prompt, checked against transformers float32 teacher-forced on mkrt's greedy sequence.
+  Writes DIR/parity.json (summaries, the curve in --windows windows, versions, config, pass/fail,
+  the command; per-step rows for runs of at most 256 steps), DIR/parity.md (the same as tables,
+  also printed) and DIR/curve.tsv.gz (every position's rel L2 and argmax flags for each
+  comparison). Exit status 0 on pass, 1 on a failed gate, 2 when something could not run.
 
 Golden mode, for the committed goldens of tests/data (needs numpy only):
 
@@ -53,6 +62,7 @@ Golden mode, for the committed goldens of tests/data (needs numpy only):
 """
 import argparse
 import datetime
+import gzip
 import hashlib
 import json
 import math
@@ -74,6 +84,9 @@ GOLDEN_BF16_GATE = 2e-2     # tests/e2e's bound against the bf16 golden
 # GPU kernel against the CPU interpreter of the same schedule: summation order only (the tiny
 # model measured 8.7e-4; a real bug, a missing wait or a wrong tile, is orders larger).
 CPU_GATE = 5e-3
+# transformers float32 against itself: chunked teacher-forced forwards against one token per forward
+# (float32 rounding in another order; a wrong cache or position is orders larger).
+REF_SELF_GATE = 1e-4
 
 from hf_init import INIT_STD, NORM_STD  # noqa: E402 (scripts/ is on sys.path when run)
 # Fan-in (columns) of each projection in the tiny config INIT_STD was chosen for: hidden 64,
@@ -112,28 +125,52 @@ def jnum(x):
 # ----------------------------------------------------------------------------------------------
 # Comparisons (numpy only)
 
-def compare(got, ref, margin_frac=ARGMAX_MARGIN):
-    """Per-step relative L2 error and the argmax rule of `got` against `ref` ([steps, vocab])."""
-    got = np.asarray(got, dtype=np.float64)
-    ref = np.asarray(ref, dtype=np.float64)
+def compare_rows(got, ref, margin_frac=ARGMAX_MARGIN, rows=256):
+    """Per-step numbers of `got` against `ref` ([steps, vocab], numpy arrays or memory maps), as
+    arrays: rel_l2, max_abs, finite, argmax, ref_argmax, ref_margin (top-2 gap of ref), ref_range,
+    argmax_checked (the margin exceeds margin_frac of the range), bit_identical. Rows are taken
+    `rows` at a time, so [8192, 128256] logits need no float64 copy of the whole."""
     if got.shape != ref.shape:
         raise ValueError(f"shape {got.shape} vs reference {ref.shape}")
+    n = ref.shape[0]
+    out = {k: np.zeros(n, dtype=t) for k, t in (
+        ("rel_l2", np.float64), ("max_abs", np.float64), ("finite", bool), ("argmax", np.int64),
+        ("ref_argmax", np.int64), ("ref_margin", np.float64), ("ref_range", np.float64),
+        ("bit_identical", bool))}
+    for lo in range(0, n, rows):
+        g = np.asarray(got[lo:lo + rows], dtype=np.float64)
+        r = np.asarray(ref[lo:lo + rows], dtype=np.float64)
+        sl = slice(lo, lo + len(r))
+        finite = np.isfinite(g).all(axis=1)
+        d = np.where(np.isfinite(g), g - r, np.inf)
+        norm = np.linalg.norm(r, axis=1)
+        diff = np.where(finite, np.linalg.norm(np.where(finite[:, None], d, 0.0), axis=1), np.inf)
+        out["rel_l2"][sl] = np.where(norm > 0, diff / np.where(norm > 0, norm, 1.0), diff)
+        out["max_abs"][sl] = np.where(finite, np.abs(np.where(finite[:, None], d, 0.0)).max(axis=1), np.inf)
+        out["finite"][sl] = finite
+        out["argmax"][sl] = np.argmax(np.where(np.isnan(g), -np.inf, g), axis=1)
+        out["ref_argmax"][sl] = np.argmax(r, axis=1)
+        top = np.partition(r, -2, axis=1)[:, -2:]
+        out["ref_margin"][sl] = top[:, 1] - top[:, 0]
+        out["ref_range"][sl] = r.max(axis=1) - r.min(axis=1)
+        out["bit_identical"][sl] = finite & (g == r).all(axis=1)
+    out["argmax_checked"] = out["ref_margin"] > margin_frac * out["ref_range"]
+    out["argmax_equal"] = out["argmax"] == out["ref_argmax"]
+    return out
+
+
+def compare(got, ref, margin_frac=ARGMAX_MARGIN):
+    """Per-step relative L2 error and the argmax rule of `got` against `ref` ([steps, vocab]), one
+    dict per step (compare_rows' numbers)."""
+    c = compare_rows(np.asarray(got), np.asarray(ref), margin_frac)
     steps = []
-    for i in range(ref.shape[0]):
-        g, r = got[i], ref[i]
-        finite = bool(np.isfinite(g).all())
-        norm = float(np.linalg.norm(r))
-        diff = float(np.linalg.norm(g - r)) if finite else float("inf")
-        rel = diff / norm if norm > 0 else diff
-        top = np.partition(r, -2)[-2:]
-        margin = float(top[1] - top[0])
-        rng = float(r.max() - r.min())
-        checked = margin > margin_frac * rng
-        ag, ar = int(np.argmax(g)), int(np.argmax(r))
-        steps.append(dict(step=i, rel_l2=jnum(rel), max_abs=jnum(np.abs(g - r).max()) if finite else None,
-                          finite=finite, argmax=ag, ref_argmax=ar, argmax_equal=ag == ar,
-                          ref_margin=margin, ref_range=rng, argmax_checked=bool(checked),
-                          bit_identical=bool(finite and np.array_equal(g, r))))
+    for i in range(len(c["rel_l2"])):
+        fin = bool(c["finite"][i])
+        steps.append(dict(step=i, rel_l2=jnum(c["rel_l2"][i]), max_abs=jnum(c["max_abs"][i]) if fin else None,
+                          finite=fin, argmax=int(c["argmax"][i]), ref_argmax=int(c["ref_argmax"][i]),
+                          argmax_equal=bool(c["argmax_equal"][i]), ref_margin=float(c["ref_margin"][i]),
+                          ref_range=float(c["ref_range"][i]), argmax_checked=bool(c["argmax_checked"][i]),
+                          bit_identical=bool(c["bit_identical"][i])))
     return steps
 
 
@@ -361,6 +398,8 @@ def make_config(cv, torch, transformers):
 
 
 def reinit(model, seed, device, torch):
+    """INIT_STD's initialisation (scaled to the model's fan-in), drawn in sorted-name order from one
+    generator seeded with `seed`; returns the std of each parameter."""
     gen = torch.Generator(device=device).manual_seed(seed)
     stds = {}
     with torch.no_grad():
@@ -414,6 +453,26 @@ def hf_decode(model, tokens, device, torch, full=True):
     return lg, dtype, (float(np.abs(lg - fl).max()) if fl is not None else None), type(past).__name__
 
 
+def hf_teacher_forced(model, tokens, device, torch, chunk=2048):
+    """Teacher-forced logits of every position, float32 numpy [steps, vocab]: the sequence fed in
+    chunks of `chunk` tokens, the KV cache fed back between chunks (row i sees tokens 0 .. i, as a
+    decode step at position i does). One forward per chunk instead of one per token: thousands of
+    positions in seconds."""
+    out = None
+    past = None
+    with torch.no_grad():
+        for lo in range(0, len(tokens), chunk):
+            ids = torch.tensor([tokens[lo:lo + chunk]], dtype=torch.long, device=device)
+            o = model(input_ids=ids, past_key_values=past, use_cache=True)
+            past = o.past_key_values
+            lg = o.logits[0].float().cpu().numpy()
+            if out is None:
+                out = np.empty((len(tokens), lg.shape[1]), dtype=np.float32)
+            out[lo:lo + len(lg)] = lg
+            del o, lg
+    return out
+
+
 def shard_manually(wdir, max_bytes, torch):
     """Split model.safetensors into shards + index, as save_pretrained would (fallback)."""
     import safetensors.torch
@@ -460,16 +519,21 @@ def model_mode(args):
     cv = meta.get("config_values")
     if not cv:
         raise RuntimeError(f"{args.meta} has no config_values (rebuild with a current mkdsl)")
-    steps, prompt = args.steps, args.prompt
+    max_seq = int(cv["max_seq"])
+    steps = max_seq if args.steps == "all" else int(args.steps)
+    args.steps = steps
+    prompt = min(args.prompt, steps)
+    args.prompt = prompt
     if not 0 < prompt <= steps:
-        raise RuntimeError("--prompt must be in 1 .. --steps")
-    if steps > int(cv["max_seq"]):
-        raise RuntimeError(f"--steps {steps} exceeds the KV cache (max_seq {cv['max_seq']})")
+        raise RuntimeError("--steps and --prompt must be at least 1")
+    if steps > max_seq:
+        raise RuntimeError(f"--steps {steps} exceeds the KV cache (max_seq {max_seq})")
     name = args.name or meta.get("config") or os.path.basename(args.meta).split(".")[0]
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
     flags = {}
     torch.set_float32_matmul_precision("highest")
+    torch.backends.cuda.matmul.allow_tf32 = False
     try:
         torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
     except Exception as e:  # noqa: BLE001
@@ -484,7 +548,7 @@ def model_mode(args):
         date_utc=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         meta=args.meta, ptx=args.ptx, program=meta.get("program"), mk_config=meta.get("config"),
         target=meta.get("target"), arch=meta.get("arch"), grid=meta.get("grid"), block=meta.get("block"),
-        config_values=cv, steps=steps, prompt=prompt, seed=args.seed,
+        config_values=cv, steps=steps, prompt=prompt, seed=args.seed, init=args.init,
         device=torch.cuda.get_device_name(0) if device == "cuda" else platform.processor() or "cpu",
         torch_flags=flags,
         versions=dict(python=platform.python_version(), torch=torch.__version__, torch_cuda=torch.version.cuda,
@@ -498,7 +562,7 @@ def model_mode(args):
     except Exception:  # noqa: BLE001
         pass
 
-    # 1. config
+    # 1. config: its RoPE must equal the .mk config's (checked against the formula in float64)
     cfg, rope = make_config(cv, torch, transformers)
     res["rope"] = rope
     res["hf_config"] = json.loads(cfg.to_json_string())
@@ -514,8 +578,8 @@ def model_mode(args):
         init_device = "cpu" if n_params_est < 50_000_000 or device == "cpu" else device
     torch.manual_seed(args.seed)
     with torch.device(init_device):
-        model = LlamaForCausalLM(cfg)
-    stds = reinit(model, args.seed, init_device, torch)
+        model = LlamaForCausalLM(cfg)  # transformers' own initialisation (initializer_range 0.02)
+    stds = reinit(model, args.seed, init_device, torch) if args.init == "scaled" else {}
     model = model.to(torch.bfloat16)
     n_params = sum(p.numel() for p in model.parameters())
     wdir = os.path.join(args.work, f"{name}-weights")
@@ -545,17 +609,21 @@ def model_mode(args):
         for src in t.get("sources", []):
             if src not in saved_names and not (src == "lm_head.weight" and "model.embed_tokens.weight" in saved_names):
                 missing.append(f"{t['name']} <- {src}")
+    init_note = ("every projection drawn in sorted-name order from one torch.Generator on init_device seeded with "
+                 "--seed, in float32, with INIT_STD * sqrt(tiny fan-in / fan-in); norm gains 1 + NORM_STD * randn"
+                 if args.init == "scaled" else
+                 "transformers' own _init_weights (normal with std initializer_range = 0.02, norm gains 1), "
+                 "after torch.manual_seed(--seed) on init_device")
     res["weights"] = dict(
-        dir=wdir, init_device=init_device, seed=args.seed, parameters=n_params, bytes=total_bytes,
+        dir=wdir, init=args.init, init_device=init_device, seed=args.seed, parameters=n_params, bytes=total_bytes,
         max_shard_size=args.max_shard_size, sharding=sharding if os.path.exists(index) else "single file",
         index=os.path.exists(index), files=files, tensors=len(saved_names),
-        init_std=INIT_STD, tiny_fan_in=TINY_FAN_IN, norm_init=f"1 + {NORM_STD} * randn",
-        init_note="every parameter drawn in sorted-name order from one torch.Generator on init_device "
-                  "seeded with --seed, in float32, projections with INIT_STD * sqrt(tiny fan-in / fan-in), "
-                  "then rounded to bf16 (model.to(bfloat16).save_pretrained)",
-        std_per_kind={k: v for n, v in sorted(stds.items())
-                      for k in [next((k for k in INIT_STD if f"{k}.weight" in n), "norm")]},
+        init_note=init_note + "; then rounded to bf16 (model.to(bfloat16).save_pretrained)",
         mkdsl_sources_missing=missing)
+    if args.init == "scaled":
+        res["weights"].update(init_std=INIT_STD, tiny_fan_in=TINY_FAN_IN, norm_init=f"1 + {NORM_STD} * randn",
+                              std_per_kind={k: v for n, v in sorted(stds.items())
+                                            for k in [next((k for k in INIT_STD if f"{k}.weight" in n), "norm")]})
     if n_params < 50_000_000:
         res["weights"]["sha256"] = {f: sha256(os.path.join(wdir, f)) for f in files}
     if args.golden_weights and os.path.exists(args.golden_weights) and not os.path.exists(index):
@@ -567,17 +635,19 @@ def model_mode(args):
         raise RuntimeError("the saved checkpoint lacks tensors the kernel binds: " + ", ".join(missing))
     ref_sd = {k: v for k, v in model.state_dict().items() if k in saved_names}
     res["timings_s"]["build_and_save_weights"] = round(time.time() - t0, 2)
-    log(f"[{name}] weights: {n_params:,} parameters, {len(files)} file(s) in {wdir} "
+    log(f"[{name}] weights ({args.init} init): {n_params:,} parameters, {len(files)} file(s) in {wdir} "
         f"({res['weights']['sharding']}), init on {init_device}, {time.time() - t0:.1f} s")
+    del model
 
     gen = torch.Generator().manual_seed(args.seed + 1)
     tokens = torch.randint(0, int(cv["vocab"]), (steps,), generator=gen).tolist()
-    res["tokens"] = tokens
+    res["tokens"] = tokens if steps <= 256 else f"{steps} tokens: torch.randint(0, vocab, ({steps},)) with a CPU generator seeded {args.seed + 1}"
     res["token_seed"] = args.seed + 1
 
-    # 3a. mkrt-run, teacher-forced (before the transformers models take GPU memory)
+    # 3a. mkrt-run, teacher-forced (before the transformers models take GPU memory); the logits of
+    # long runs are gigabytes, so they go to the scratch folder, not the output.
     t0 = time.time()
-    mk_npy = os.path.join(args.out, "mkdsl_logits.npy")
+    mk_npy = os.path.join(args.work, f"{name}-mkdsl_logits.npy")
     info, _ = run_mkrt(args, wdir, tokens, 0, mk_npy, os.path.join(args.out, "mkrt.log"), meta=args.meta)
     res["mkrt"] = info
     res["timings_s"]["mkrt_teacher_forced"] = round(time.time() - t0, 2)
@@ -586,18 +656,18 @@ def model_mode(args):
     greedy = None
     if not args.no_greedy and info["exit_status"] == 0:
         t0 = time.time()
-        g_npy = os.path.join(args.out, "mkdsl_greedy_logits.npy")
+        g_npy = os.path.join(args.work, f"{name}-mkdsl_greedy_logits.npy")
         ginfo, gout = run_mkrt(args, wdir, tokens[:prompt], steps - prompt + 1, g_npy,
                                os.path.join(args.out, "mkrt_greedy.log"), meta=args.meta)
-        greedy = dict(mkrt=ginfo)
+        greedy = dict(mkrt=ginfo, logits=g_npy)
         if ginfo["exit_status"] == 0:
             gen_ids = [int(x) for x in gout.strip().split(",") if x.strip()]
             greedy["generated"] = gen_ids
             greedy["sequence"] = tokens[:prompt] + gen_ids[:-1]
         res["timings_s"]["mkrt_greedy"] = round(time.time() - t0, 2)
 
-    # 3c. transformers bf16 and f32
-    del model
+    # 3c. transformers bf16 and f32, teacher-forced over every position; the f32 run also decodes
+    # the first steps one token per forward (the path the goldens use), which must agree with it.
     torch.cuda.empty_cache() if device == "cuda" else None
     hf = {}
     for tag, dtype in (("bf16", torch.bfloat16), ("f32", torch.float32)):
@@ -611,39 +681,85 @@ def model_mode(args):
                         and torch.equal(sd[k].to(v.device).float(), v.float()))]
         if mism:
             raise RuntimeError(f"{tag}: loaded weights differ from the saved bf16 values: {mism[:5]}")
-        lg, out_dtype, full_diff, cache = hf_decode(m, tokens, device, torch, full=True)
+        del sd
+        lg = hf_teacher_forced(m, tokens, device, torch, args.ref_chunk)
         hf[tag] = lg
-        res.setdefault("hf_runs", {})[tag] = dict(
-            out_dtype=out_dtype, cache=cache, cached_vs_full_max_abs=full_diff,
-            inv_freq_dtype=str(m.model.rotary_emb.inv_freq.dtype),
-            inv_freq_max_rel_err=float(np.max(np.abs(inv / expected_inv_freq(cv) - 1.0))),
-            weights_equal_saved=True)
-        if tag == "f32" and greedy and "sequence" in greedy:
-            try:
-                if len(greedy["sequence"]) != steps:
-                    raise RuntimeError(f"mkrt-run printed {len(greedy['generated'])} greedy tokens, "
-                                       f"expected {steps - prompt + 1}")
-                glg, _, _, _ = hf_decode(m, greedy["sequence"], device, torch, full=False)
-                greedy["hf_f32_logits"] = glg
-            except Exception as e:  # noqa: BLE001 - informational only
-                greedy["error"] = f"{type(e).__name__}: {e}"
-        np.save(os.path.join(args.out, f"hf_{tag}_logits.npy"), lg.astype(np.float32))
-        del m, sd
+        run = dict(out_dtype=str(dtype), reference="chunked teacher-forced forwards, "
+                                                   f"{args.ref_chunk} tokens a chunk, KV cache fed back",
+                   inv_freq_dtype=str(m.model.rotary_emb.inv_freq.dtype),
+                   inv_freq_max_rel_err=float(np.max(np.abs(inv / expected_inv_freq(cv) - 1.0))),
+                   weights_equal_saved=True)
+        if tag == "f32":
+            k = min(steps, args.cache_check)
+            one, _, _, cache = hf_decode(m, tokens[:k], device, torch, full=False)
+            c = compare_rows(one, lg[:k])
+            run.update(cache=cache, one_token_per_forward_steps=k,
+                       one_token_per_forward_worst_rel_l2=jnum(c["rel_l2"].max()))
+            if not c["rel_l2"].max() <= REF_SELF_GATE:
+                raise RuntimeError(f"transformers float32: the chunked teacher-forced logits differ from one token "
+                                   f"per forward by {c['rel_l2'].max():.3g} over the first {k} steps")
+            if greedy and "sequence" in greedy:
+                try:
+                    if len(greedy["sequence"]) != steps:
+                        raise RuntimeError(f"mkrt-run printed {len(greedy['generated'])} greedy tokens, "
+                                           f"expected {steps - prompt + 1}")
+                    greedy["hf_f32_logits"] = hf_teacher_forced(m, greedy["sequence"], device, torch, args.ref_chunk)
+                except Exception as e:  # noqa: BLE001 - informational only
+                    greedy["error"] = f"{type(e).__name__}: {e}"
+        res.setdefault("hf_runs", {})[tag] = run
+        if lg.nbytes <= args.keep_logits_bytes:
+            np.save(os.path.join(args.out, f"hf_{tag}_logits.npy"), lg)
+        del m
         if device == "cuda":
             torch.cuda.empty_cache()
         res["timings_s"][f"hf_{tag}"] = round(time.time() - t0, 2)
         log(f"[{name}] transformers {tag}: {time.time() - t0:.1f} s")
+    del ref_sd
 
     return analyze_model(args, res, name, tokens, hf, info, mk_npy, greedy, wdir, t_start)
 
 
+def windows(c, steps, n):
+    """The per-position numbers in n windows of equal length: (lo, hi, worst, mean, argmax rule)."""
+    w = max(1, -(-steps // n))
+    out = []
+    for lo in range(0, steps, w):
+        hi = min(lo + w, steps)
+        rel = c["rel_l2"][lo:hi]
+        chk = c["argmax_checked"][lo:hi]
+        out.append(dict(lo=lo, hi=hi - 1, worst_rel_l2=jnum(rel.max()), mean_rel_l2=jnum(rel.mean()),
+                        argmax_checked=int(chk.sum()),
+                        argmax_checked_equal=int((chk & c["argmax_equal"][lo:hi]).sum())))
+    return out
+
+
+def summarize_rows(c, gate=None, lo=0, hi=None):
+    """summarize() of compare_rows' arrays over steps lo .. hi."""
+    hi = len(c["rel_l2"]) if hi is None else hi
+    rel = np.where(np.isfinite(c["rel_l2"][lo:hi]), c["rel_l2"][lo:hi], np.inf)
+    idx = np.arange(lo, hi)
+    chk = c["argmax_checked"][lo:hi]
+    bad_argmax = idx[chk & ~c["argmax_equal"][lo:hi]].tolist()
+    out = dict(steps=int(hi - lo), worst_rel_l2=jnum(rel.max()) if hi > lo else None,
+               worst_step=int(idx[np.argmax(rel)]) if hi > lo else None,
+               mean_rel_l2=jnum(rel.mean()) if hi > lo else None,
+               argmax_equal=int(c["argmax_equal"][lo:hi].sum()), argmax_checked=int(chk.sum()),
+               argmax_checked_equal=int(chk.sum()) - len(bad_argmax), argmax_failures=bad_argmax[:50],
+               bit_identical_steps=int(c["bit_identical"][lo:hi].sum()), all_finite=bool(c["finite"][lo:hi].all()))
+    if gate is not None:
+        over = idx[~(rel <= gate)].tolist()
+        out.update(gate=gate, steps_over_gate=over[:50], steps_over_gate_count=len(over),
+                   passed=bool(not over and not bad_argmax and out["all_finite"]))
+    return out
+
+
 def analyze_model(args, res, name, tokens, hf, info, mk_npy, greedy, wdir, t_start):
-    """Step 4: the comparisons, the gate, parity.json and parity.md (numpy only)."""
+    """Step 4: the comparisons, the gate, the per-position curve (curve.tsv.gz), parity.json and
+    parity.md (numpy only)."""
     steps, prompt = args.steps, args.prompt
-    per_step = [dict(step=i, token=tokens[i], phase="prompt" if i < prompt else "decode") for i in range(steps)]
-    comps = {}
+    comps, rows = {}, {}
     if info["exit_status"] == 0 and os.path.exists(mk_npy):
-        mk = np.load(mk_npy)
+        mk = np.load(mk_npy, mmap_mode="r")
         if mk.shape != hf["f32"].shape:
             raise RuntimeError(f"mkrt-run wrote logits of shape {mk.shape}, expected {hf['f32'].shape}")
         pairs = [("mkdsl_vs_hf_f32", mk, hf["f32"], REL_L2_GATE), ("mkdsl_vs_hf_bf16", mk, hf["bf16"], None)]
@@ -651,26 +767,37 @@ def analyze_model(args, res, name, tokens, hf, info, mk_npy, greedy, wdir, t_sta
         pairs = []
     pairs.append(("hf_bf16_vs_hf_f32", hf["bf16"], hf["f32"], None))
     for cname, a, b, gate in pairs:
-        st = compare(a, b)
-        for row, s in zip(per_step, st):
-            row[cname] = {k: s[k] for k in ("rel_l2", "max_abs", "argmax", "ref_argmax", "argmax_equal",
-                                             "argmax_checked", "ref_margin", "ref_range")}
-        comps[cname] = dict(all=summarize(st, gate), prompt=summarize(st, gate, 0, prompt),
-                            decode=summarize(st, gate, prompt, steps))
+        c = compare_rows(a, b)
+        rows[cname] = c
+        comps[cname] = dict(all=summarize_rows(c, gate), prompt=summarize_rows(c, gate, 0, prompt),
+                            decode=summarize_rows(c, gate, prompt, steps), windows=windows(c, steps, args.windows))
     res["comparisons"] = comps
-    res["per_step"] = per_step
+    if steps <= 256:  # per-step rows in the JSON; longer runs have them in curve.tsv.gz only
+        res["per_step"] = [dict(step=i, token=tokens[i], phase="prompt" if i < prompt else "decode",
+                                **{cn: dict(rel_l2=jnum(c["rel_l2"][i]), argmax=int(c["argmax"][i]),
+                                            ref_argmax=int(c["ref_argmax"][i]),
+                                            argmax_checked=bool(c["argmax_checked"][i]))
+                                   for cn, c in rows.items()}) for i in range(steps)]
+    with gzip.open(os.path.join(args.out, "curve.tsv.gz"), "wt") as f:
+        names = list(rows)
+        f.write("position\t" + "\t".join(f"{n}_rel_l2\t{n}_argmax_checked\t{n}_argmax_equal" for n in names) + "\n")
+        for i in range(steps):
+            f.write(str(i) + "".join(f"\t{rows[n]['rel_l2'][i]:.4e}\t{int(rows[n]['argmax_checked'][i])}"
+                                     f"\t{int(rows[n]['argmax_equal'][i])}" for n in names) + "\n")
     # For scale: the same gate applied to transformers' own bf16 run (not part of the pass/fail).
-    hb = summarize(compare(hf["bf16"], hf["f32"]), REL_L2_GATE)
-    res["transformers_bf16_under_the_gate"] = {k: hb[k] for k in ("worst_rel_l2", "worst_step", "steps_over_gate",
+    hb = summarize_rows(rows["hf_bf16_vs_hf_f32"], REL_L2_GATE)
+    res["transformers_bf16_under_the_gate"] = {k: hb[k] for k in ("worst_rel_l2", "worst_step", "steps_over_gate_count",
                                                                   "argmax_failures", "passed")}
 
     if greedy is not None:
-        g = {k: v for k, v in greedy.items() if k != "hf_f32_logits"}
+        g = {k: v for k, v in greedy.items() if k not in ("hf_f32_logits", "logits")}
         try:
-            greedy_check(args, greedy, g, prompt)
+            greedy_check(greedy, g, prompt)
         except Exception as e:  # noqa: BLE001 - informational only
             g["error"] = f"{type(e).__name__}: {e}"
         res["greedy"] = g
+        if os.path.exists(greedy["logits"]):
+            os.remove(greedy["logits"])
 
     gate_c = comps.get("mkdsl_vs_hf_f32", {}).get("all")
     res["passed"] = bool(gate_c and gate_c["passed"])
@@ -679,40 +806,42 @@ def analyze_model(args, res, name, tokens, hf, info, mk_npy, greedy, wdir, t_sta
     res["timings_s"]["total"] = round(time.time() - t_start, 2)
     with open(os.path.join(args.out, "parity.json"), "w") as f:
         json.dump(res, f, indent=1)
-    write_model_md(args, res)
-    for f in ("hf_bf16_logits.npy", "hf_f32_logits.npy", "mkdsl_logits.npy", "mkdsl_greedy_logits.npy"):
-        p = os.path.join(args.out, f)
-        if os.path.exists(p) and os.path.getsize(p) > args.keep_logits_bytes:
-            os.remove(p)  # the 1B's [64, 128256] float32 arrays: too large to bring back
+    md = write_model_md(args, res)
+    log(md)
+    if os.path.exists(mk_npy):
+        if os.path.getsize(mk_npy) <= args.keep_logits_bytes:
+            shutil.copy(mk_npy, os.path.join(args.out, "mkdsl_logits.npy"))
+        os.remove(mk_npy)
     if not args.keep_weights:
         shutil.rmtree(wdir, ignore_errors=True)
     s = gate_c or {}
     b = comps.get("mkdsl_vs_hf_bf16", {}).get("all", {})
-    log(f"PARITY {name}: {'PASS' if res['passed'] else 'FAIL'}: worst rel L2 vs f32 {fmt(s.get('worst_rel_l2'))} "
-        f"(step {s.get('worst_step')}), vs bf16 {fmt(b.get('worst_rel_l2'))}; argmax rule vs f32 "
+    log(f"PARITY {name}: {'PASS' if res['passed'] else 'FAIL'}: {steps} positions, worst rel L2 vs f32 "
+        f"{fmt(s.get('worst_rel_l2'))} (position {s.get('worst_step')}), vs bf16 {fmt(b.get('worst_rel_l2'))}; "
+        f"transformers bf16 vs f32 worst {fmt(hb.get('worst_rel_l2'))}; argmax rule vs f32 "
         f"{s.get('argmax_checked_equal')}/{s.get('argmax_checked')}; argmax equal {s.get('argmax_equal')}/{steps}")
     return 0 if res["passed"] else 1
 
 
-def greedy_check(args, greedy, g, prompt):
+def greedy_check(greedy, g, prompt):
     """mkrt-run's greedy choices against transformers float32 teacher-forced on the same sequence."""
     if "hf_f32_logits" not in greedy or "sequence" not in greedy:
         return
     seq, gen_ids = greedy["sequence"], greedy["generated"]
-    st = compare(np.load(os.path.join(args.out, "mkdsl_greedy_logits.npy")), greedy["hf_f32_logits"])
+    c = compare_rows(np.load(greedy["logits"], mmap_mode="r"), greedy["hf_f32_logits"])
     checked = ok = 0
     bad = []
     for i in range(prompt - 1, len(seq)):
         choice = gen_ids[i - prompt + 1]
-        if st[i]["argmax_checked"]:
+        if c["argmax_checked"][i]:
             checked += 1
-            if choice == st[i]["ref_argmax"]:
+            if choice == c["ref_argmax"][i]:
                 ok += 1
             else:
                 bad.append(i)
-    own = sum(int(gen_ids[i - prompt + 1]) == st[i]["argmax"] for i in range(prompt - 1, len(seq)))
-    g.update(rel_l2_vs_hf_f32=summarize(st, None), generated_tokens=len(gen_ids), choices=len(seq) - prompt + 1,
-             choices_checked=checked, choices_equal_hf_f32_argmax=ok, choice_failures=bad,
+    own = sum(int(gen_ids[i - prompt + 1]) == int(c["argmax"][i]) for i in range(prompt - 1, len(seq)))
+    g.update(rel_l2_vs_hf_f32=summarize_rows(c, None), generated_tokens=len(gen_ids), choices=len(seq) - prompt + 1,
+             choices_checked=checked, choices_equal_hf_f32_argmax=ok, choice_failures=bad[:50],
              choices_equal_own_logits_argmax=own,
              note="not gated: mkrt-run --max-new from the prompt; its greedy sequence teacher-forced through "
                   "transformers float32; each greedy choice compared with transformers' argmax where its top-2 "
@@ -720,27 +849,41 @@ def greedy_check(args, greedy, g, prompt):
 
 
 def write_model_md(args, res):
+    """parity.md: the run, the summary table and the per-position curve in windows; returns it."""
     c = res["comparisons"]
     lines = [f"# GPU parity: {res['name']} ({res.get('program')}, config {res.get('mk_config')}) against transformers",
              "", "```", res["command"], "```", "",
              f"- {res['date_utc']}, {res.get('device')}, driver {res.get('driver', '?')}; "
              + ", ".join(f"{k} {v}" for k, v in res["versions"].items()),
-             f"- {res['steps']} steps teacher-forced (first {res['prompt']} the prompt), tokens from seed "
-             f"{res['token_seed']}; weights seed {res['seed']} on {res['weights']['init_device']}, "
+             f"- {res['steps']} positions teacher-forced (the cache holds {res['config_values'].get('max_seq')}; "
+             f"the first {res['prompt']} count as the prompt), tokens from seed {res['token_seed']}; weights: "
+             f"{res['init']} init, seed {res['seed']} on {res['weights']['init_device']}, "
              f"{res['weights']['parameters']:,} parameters, {len(res['weights']['files'])} safetensors "
              f"file(s) ({res['weights']['sharding']}, index {res['weights']['index']})",
              f"- RoPE: {res['rope']['form']} ({res['rope'].get('rope_type')}), inv_freq max relative error "
              f"against the formula {res['rope']['inv_freq_max_rel_err']:.2e}",
+             f"- reference: transformers {res['hf_runs']['f32']['reference']}; the first "
+             f"{res['hf_runs']['f32'].get('one_token_per_forward_steps')} positions one token per forward agree with it to "
+             f"{fmt(res['hf_runs']['f32'].get('one_token_per_forward_worst_rel_l2'))} (rel L2, float32)",
              f"- mkrt-run: exit {res['mkrt']['exit_status']}, step time {res['mkrt'].get('step_ms')}", "",
-             "| comparison | steps | worst rel L2 (step) | mean | argmax equal | argmax rule (ok/checked) | gate |",
+             "| comparison | positions | worst rel L2 (position) | mean | argmax equal | argmax rule (ok/checked) | gate |",
              "|---|---|---|---|---|---|---|"]
     for cname, parts in c.items():
         for part in ("all", "prompt", "decode"):
             s = parts[part]
+            if not s["steps"]:
+                continue
             gate = ("PASS" if s["passed"] else "FAIL") + f" (<= {s['gate']:g})" if "gate" in s else "not gated"
             lines.append(f"| {cname} ({part}) | {s['steps']} | {fmt(s['worst_rel_l2'])} ({s['worst_step']}) | "
                          f"{fmt(s['mean_rel_l2'])} | {s['argmax_equal']}/{s['steps']} | "
                          f"{s['argmax_checked_equal']}/{s['argmax_checked']} | {gate} |")
+    lines += ["", "The per-position curve (every position in curve.tsv.gz), in windows: worst / mean rel L2.", "",
+              "| positions | " + " | ".join(c) + " |", "|---|" + "---|" * len(c)]
+    wins = {cn: parts["windows"] for cn, parts in c.items()}
+    first = next(iter(wins.values()))
+    for i, w in enumerate(first):
+        lines.append(f"| {w['lo']}-{w['hi']} | " + " | ".join(
+            f"{fmt(wins[cn][i]['worst_rel_l2'])} / {fmt(wins[cn][i]['mean_rel_l2'])}" for cn in c) + " |")
     g = res.get("greedy")
     if g and "choices_checked" in g:
         lines += ["", f"Greedy (informational): mkrt-run generated {g['generated_tokens']} tokens from the prompt; "
@@ -751,11 +894,13 @@ def write_model_md(args, res):
     t = res.get("transformers_bf16_under_the_gate")
     if t:
         lines += ["", f"For scale, the same gate applied to transformers' own bf16 run against its float32 run: "
-                      f"{'PASS' if t['passed'] else 'FAIL'} (worst {fmt(t['worst_rel_l2'])} at step {t['worst_step']}, "
-                      f"{len(t['steps_over_gate'])} of {res['steps']} steps over {REL_L2_GATE:g})."]
+                      f"{'PASS' if t['passed'] else 'FAIL'} (worst {fmt(t['worst_rel_l2'])} at position {t['worst_step']}, "
+                      f"{t['steps_over_gate_count']} of {res['steps']} positions over {REL_L2_GATE:g})."]
     lines += ["", GATE_NOTE, "", f"Result: **{'PASS' if res['passed'] else 'FAIL'}**", ""]
+    text = "\n".join(lines)
     with open(os.path.join(args.out, "parity.md"), "w") as f:
-        f.write("\n".join(lines))
+        f.write(text)
+    return text
 
 
 def main():
@@ -765,8 +910,16 @@ def main():
     ap.add_argument("--ptx", required=True, help="the kernel (mkdsl build ... --target sm_90a)")
     ap.add_argument("--mkrt", required=True, help="the mkrt-run binary")
     ap.add_argument("--out", required=True, help="output folder (parity.json, parity.md, logs)")
-    ap.add_argument("--steps", type=int, default=64)
-    ap.add_argument("--prompt", type=int, default=16)
+    ap.add_argument("--steps", default="all",
+                    help="teacher-forced positions: a number, or 'all' (default): every position of the KV cache")
+    ap.add_argument("--prompt", type=int, default=16, help="how many of them count as the prompt (the greedy check's)")
+    ap.add_argument("--init", choices=("scaled", "transformers"), default="scaled",
+                    help="scaled (default): hf_init.py's INIT_STD scaled to each fan-in, the gate's weights; "
+                         "transformers: LlamaForCausalLM's own initialisation (std 0.02)")
+    ap.add_argument("--ref-chunk", type=int, default=2048, help="tokens per transformers forward of the reference")
+    ap.add_argument("--cache-check", type=int, default=16,
+                    help="positions the float32 reference also decodes one token per forward, as a check of it")
+    ap.add_argument("--windows", type=int, default=32, help="windows of the per-position curve in parity.md")
     ap.add_argument("--seed", type=int, default=0, help="weights seed; tokens use seed + 1")
     ap.add_argument("--name", help="a name for the model in the reports (default: the .mk config)")
     ap.add_argument("--max-shard-size", default="1GB", help="save_pretrained's max_shard_size")

@@ -36,157 +36,25 @@
 #include "runtime/safetensors.h"
 #include "support/diagnostics.h"
 #include "support/source.h"
+#include "tests/e2e/e2e.h"
 #include "tests/reference/llama_ref.h"
 
 using namespace mk;
+using namespace mk::e2e;
 namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kRoot = MK_SOURCE_DIR;
-const std::string kStdlib = MK_STDLIB_DIR;
 const std::string kMkdsl = MKDSL_BINARY;
 const std::string kTinyMk = kRoot + "/examples/llama_tiny.mk";
 const std::string kData = kRoot + "/tests/data";
 
-// ---- Building the tiny megakernel in-process -------------------------------------------------
-
-// Every diagnostic rendered (file, line, snippet): only while `sm` still holds the files.
-std::string renderAll(const SourceManager& sm, const DiagnosticEngine& diags) {
-  std::string s;
-  for (const auto& d : diags.diagnostics()) s += renderText(sm, d, false);
-  return s;
-}
-
-// The messages alone (diagnostics about a kernel built elsewhere point into sources freed since).
-std::string messagesOf(const DiagnosticEngine& diags) {
-  std::string s;
-  for (const auto& d : diags.diagnostics()) s += d.message + "\n";
-  return s;
-}
-
-// buildGraph -> schedule -> verify, for the h200 target (optionally with another SM count).
-ir::Megakernel buildTiny(int sms = 0) {
-  SourceManager sm;
-  DiagnosticEngine diags(sm);
-  auto file = sm.load(kTinyMk);
-  REQUIRE(file.has_value());
-  CheckOptions options;
-  options.stdlibDir = kStdlib;
-  auto graph = lowering::buildGraph(sm, diags, *file, options);
-  INFO(renderAll(sm, diags));
-  REQUIRE(graph.has_value());
-  auto target = ir::findTarget("h200");
-  REQUIRE(target.has_value());
-  if (sms > 0) target->sms = sms;
-  ir::Megakernel mk = lowering::schedule(std::move(*graph), *target);
-  DiagnosticEngine vdiags(sm);
-  bool ok = ir::verify(mk, vdiags);
-  INFO(renderAll(sm, vdiags));
-  REQUIRE(ok);
-  return mk;
-}
+ir::Megakernel buildTiny(int sms = 0) { return buildKernel(kTinyMk, "", {}, sms); }
 
 // The tiny megakernel is built once and copied by each test.
 const ir::Megakernel& tinyKernel() {
   static const ir::Megakernel mk = buildTiny();
   return mk;
-}
-
-// The step's inputs and outputs by name.
-struct Io {
-  int token = -1, pos = -1;  // index into Graph::inputs
-  int logits = -1, next = -1;  // tensor ids
-};
-Io findIo(const ir::Megakernel& mk) {
-  Io io;
-  const ir::Graph& g = mk.graph;
-  for (size_t i = 0; i < g.inputs.size(); ++i) {
-    if (g.inputs[i].name == "token") io.token = static_cast<int>(i);
-    if (g.inputs[i].name == "pos") io.pos = static_cast<int>(i);
-  }
-  for (const auto& [name, t] : g.outputs) {
-    if (name == "logits") io.logits = t;
-    if (name == "next") io.next = t;
-  }
-  REQUIRE(g.inputs.size() == 2);
-  REQUIRE(io.token >= 0);
-  REQUIRE(io.pos >= 0);
-  REQUIRE(io.logits >= 0);
-  REQUIRE(io.next >= 0);
-  return io;
-}
-
-// One decode step; returns the logits and sets `next` to the step's greedy token.
-std::vector<float> decode(interp::Interpreter& in, const Io& io, int token, int pos, uint64_t seed,
-                          int* next = nullptr) {
-  std::vector<int64_t> inputs(2);
-  inputs[io.token] = token;
-  inputs[io.pos] = pos;
-  in.step(inputs, seed);
-  if (next) *next = in.tensorInts(io.next).at(0);
-  return in.tensor(io.logits);
-}
-
-// ---- Weights ---------------------------------------------------------------------------------
-
-struct Shaped {
-  std::vector<int64_t> shape;
-  std::vector<float> values;
-};
-using HfWeights = std::map<std::string, Shaped>;
-
-// Random HF-named weights of the tiny config, bf16 values, scaled like tests/data's goldens
-// (scripts/make_hf_golden.py): embed std 1, q/k 0.15, v/o/gate/up/down 0.1, lm_head 0.2, norm
-// gains 1 + 0.1 randn; so attention is peaked and the logits are not near zero.
-HfWeights randomHfWeights(const mkref::Config& c, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> nd(0.0f, 1.0f);
-  HfWeights w;
-  auto mat = [&](const std::string& name, int64_t rows, int64_t cols, float std_) {
-    Shaped s{{rows, cols}, std::vector<float>(size_t(rows * cols))};
-    for (float& x : s.values) x = mkref::bf16_round(std_ * nd(rng));
-    w[name] = std::move(s);
-  };
-  auto gain = [&](const std::string& name, int64_t n) {
-    Shaped s{{n}, std::vector<float>(size_t(n))};
-    for (float& x : s.values) x = mkref::bf16_round(1.0f + 0.1f * nd(rng));
-    w[name] = std::move(s);
-  };
-  const int64_t D = c.hidden, QD = int64_t(c.heads) * c.head_dim, KD = int64_t(c.kv_heads) * c.head_dim;
-  mat("model.embed_tokens.weight", c.vocab, D, 1.0f);
-  for (int l = 0; l < c.layers; ++l) {
-    const std::string p = "model.layers." + std::to_string(l) + ".";
-    gain(p + "input_layernorm.weight", D);
-    mat(p + "self_attn.q_proj.weight", QD, D, 0.15f);
-    mat(p + "self_attn.k_proj.weight", KD, D, 0.15f);
-    mat(p + "self_attn.v_proj.weight", KD, D, 0.1f);
-    mat(p + "self_attn.o_proj.weight", D, QD, 0.1f);
-    gain(p + "post_attention_layernorm.weight", D);
-    mat(p + "mlp.gate_proj.weight", c.ffn, D, 0.1f);
-    mat(p + "mlp.up_proj.weight", c.ffn, D, 0.1f);
-    mat(p + "mlp.down_proj.weight", D, c.ffn, 0.1f);
-  }
-  gain("model.norm.weight", D);
-  mat("lm_head.weight", c.vocab, D, 0.2f);
-  return w;
-}
-
-void writeBf16(const std::string& path, const HfWeights& w) {
-  std::vector<runtime::TensorData> tensors;
-  for (const auto& [name, s] : w)
-    tensors.push_back({name, "BF16", s.shape, runtime::encodeFloats(s.values, "BF16")});
-  runtime::writeSafetensors(path, tensors);
-}
-
-// Every tensor of a checkpoint, as the reference wants them.
-mkref::Weights readForReference(const runtime::SafetensorsSet& set) {
-  mkref::Weights w;
-  for (const std::string& name : set.names()) {
-    std::vector<double> d = runtime::toDoubles(*set.find(name));
-    w[name] = std::vector<float>(d.begin(), d.end());
-  }
-  return w;
 }
 
 // The tiny config of examples/llama_tiny.mk, summing in the order its tuning gives the stdlib ops.
@@ -196,41 +64,6 @@ mkref::Config tinyRefConfig() {
   c.attn_splits = 2;
   c.attn_chunk = 16;
   return c;
-}
-
-// A scratch folder removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("mk_e2e_" + std::to_string(getpid()) + "_" + std::to_string(counter()++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-};
-
-// The gap between the largest and the second largest value, and the value range.
-struct Top2 {
-  double margin = 0, range = 0;
-};
-Top2 top2(const std::vector<float>& v) {
-  std::vector<float> s = v;
-  std::sort(s.begin(), s.end(), std::greater<float>());
-  return {double(s[0]) - double(s[1]), double(s.front()) - double(s.back())};
-}
-
-std::string fmtNum(const char* f, double a) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, a);
-  return buf;
 }
 
 // ---- Running the binary ----------------------------------------------------------------------

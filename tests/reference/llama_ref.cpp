@@ -32,26 +32,28 @@ float bf16_bits_to_f32(uint16_t b) {
     return x;
 }
 
-std::vector<float> rope_inv_freq(const Config& c) {
+namespace {
+
+// inv_freq[i] in T: transformers' formula (f32 tensor math there), with the llama3 scaling of
+// _compute_llama3_parameters when rope_factor != 1.
+template <class T>
+std::vector<T> inv_freq(const Config& c) {
     const int half = c.head_dim / 2;
-    std::vector<float> inv(half);
+    std::vector<T> inv(half);
     for (int i = 0; i < half; ++i) {
-        // transformers: 1.0 / (base ** (arange(0, dim, 2).float() / dim)), all f32.
-        const float expo = static_cast<float>(2 * i) / static_cast<float>(c.head_dim);
-        float f = 1.0f / std::pow(c.rope_theta, expo);
+        // transformers: 1.0 / (base ** (arange(0, dim, 2).float() / dim)).
+        const T expo = static_cast<T>(2 * i) / static_cast<T>(c.head_dim);
+        T f = T(1) / std::pow(static_cast<T>(c.rope_theta), expo);
         if (c.rope_factor != 1.0f) {
-            // transformers' _compute_llama3_parameters (f32 tensor math).
-            const float wavelen = 6.283185307179586f / f;
-            const float low_wl = c.rope_orig_ctx / c.rope_low_freq;
-            const float high_wl = c.rope_orig_ctx / c.rope_high_freq;
-            if (wavelen < high_wl) {
+            const T factor = c.rope_factor, low = c.rope_low_freq, high = c.rope_high_freq, orig = c.rope_orig_ctx;
+            const T wavelen = static_cast<T>(6.283185307179586) / f;
+            if (wavelen < orig / high) {
                 // kept
-            } else if (wavelen > low_wl) {
-                f = f / c.rope_factor;
+            } else if (wavelen > orig / low) {
+                f = f / factor;
             } else {
-                const float smooth =
-                    (c.rope_orig_ctx / wavelen - c.rope_low_freq) / (c.rope_high_freq - c.rope_low_freq);
-                f = (1.0f - smooth) * f / c.rope_factor + smooth * f;
+                const T smooth = (orig / wavelen - low) / (high - low);
+                f = (T(1) - smooth) * f / factor + smooth * f;
             }
         }
         inv[i] = f;
@@ -59,80 +61,123 @@ std::vector<float> rope_inv_freq(const Config& c) {
     return inv;
 }
 
-namespace {
-
-std::vector<float> take(const Weights& w, const std::string& name, size_t n, bool round) {
+template <class T>
+std::vector<T> take(const Weights& w, const std::string& name, size_t n, bool round) {
     auto it = w.find(name);
     if (it == w.end()) throw std::runtime_error("mkref: missing weight " + name);
     if (it->second.size() != n)
         throw std::runtime_error("mkref: weight " + name + " has " + std::to_string(it->second.size()) +
                                  " elements, expected " + std::to_string(n));
-    std::vector<float> v = it->second;
-    if (round)
-        for (float& x : v) x = bf16_round(x);
+    std::vector<T> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = round ? bf16_round(it->second[i]) : it->second[i];
     return v;
 }
 
 }  // namespace
 
-LlamaRef::LlamaRef(const Config& cfg, const Weights& w, Numerics mode) : cfg_(cfg), mode_(mode) {
-    const Config& c = cfg_;
+std::vector<float> rope_inv_freq(const Config& c) { return inv_freq<float>(c); }
+
+struct LlamaRef::Impl {
+    virtual ~Impl() = default;
+    virtual std::vector<float> step(int token, int pos) = 0;
+    virtual void reset() = 0;
+    Config cfg;
+    Numerics mode = Numerics::MkDsl;
+};
+
+namespace {
+
+// The model in scalar type T: float for MkDsl, F32 and HfBf16 (rounding to bf16 where the mode
+// says), double for F64 (no rounding).
+template <class T>
+class Model final : public LlamaRef::Impl {
+public:
+    Model(const Config& c, const Weights& w, Numerics m);
+    std::vector<float> step(int token, int pos) override;
+    void reset() override;
+
+private:
+    using Vec = std::vector<T>;
+    struct Layer {
+        Vec in_norm, q, k, v, o, post_norm, gate, up, down;
+    };
+    bool rounds() const { return mode == Numerics::MkDsl || mode == Numerics::HfBf16; }
+    // r: rounded to bf16 in MkDsl and HfBf16 (where both round); hb: only in HfBf16 (where
+    // transformers' bf16 path rounds and the stdlib keeps f32).
+    T r(T x) const { return rounds() ? bf16_round(static_cast<float>(x)) : x; }
+    T hb(T x) const { return mode == Numerics::HfBf16 ? bf16_round(static_cast<float>(x)) : x; }
+    Vec rmsnorm(const Vec& x, const Vec& g) const;
+    Vec matvec(const Vec& w, int rows, int cols, const Vec& x) const;  // accumulation in T, not rounded
+    void rope(T* v, int pos) const;
+    void attention_split(const T* qh, const Vec& kc, const Vec& vc, int g, int pos, T* out) const;
+
+    Vec embed_, final_norm_, lm_head_, inv_freq_;
+    std::vector<Layer> layers_;
+    std::vector<Vec> k_cache_, v_cache_;  // per layer: [kv_heads, max_seq, head_dim]
+};
+
+template <class T>
+Model<T>::Model(const Config& c, const Weights& w, Numerics m) {
+    cfg = c;
+    mode = m;
     if ((c.attn_splits > 0 && c.attn_chunk > 0 && c.max_seq % c.attn_chunk != 0) || c.k_chunk < 0)
         throw std::runtime_error("mkref: attn_chunk must divide max_seq");
     if (c.vocab <= 0 || c.hidden <= 0 || c.layers <= 0 || c.heads <= 0 || c.kv_heads <= 0 ||
         c.head_dim <= 0 || c.head_dim % 2 != 0 || c.ffn <= 0 || c.max_seq <= 0 || c.heads % c.kv_heads != 0)
         throw std::runtime_error("mkref: bad config");
-    const bool rnd = mode_ != Numerics::F32;
+    const bool rnd = rounds();
     const size_t D = c.hidden, QD = size_t(c.heads) * c.head_dim, KD = size_t(c.kv_heads) * c.head_dim;
-    embed_ = take(w, "model.embed_tokens.weight", size_t(c.vocab) * D, rnd);
-    final_norm_ = take(w, "model.norm.weight", D, rnd);
-    lm_head_ = w.count("lm_head.weight") ? take(w, "lm_head.weight", size_t(c.vocab) * D, rnd) : embed_;
+    embed_ = take<T>(w, "model.embed_tokens.weight", size_t(c.vocab) * D, rnd);
+    final_norm_ = take<T>(w, "model.norm.weight", D, rnd);
+    lm_head_ = w.count("lm_head.weight") ? take<T>(w, "lm_head.weight", size_t(c.vocab) * D, rnd) : embed_;
     for (int l = 0; l < c.layers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         Layer L;
-        L.in_norm = take(w, p + "input_layernorm.weight", D, rnd);
-        L.q = take(w, p + "self_attn.q_proj.weight", QD * D, rnd);
-        L.k = take(w, p + "self_attn.k_proj.weight", KD * D, rnd);
-        L.v = take(w, p + "self_attn.v_proj.weight", KD * D, rnd);
-        L.o = take(w, p + "self_attn.o_proj.weight", D * QD, rnd);
-        L.post_norm = take(w, p + "post_attention_layernorm.weight", D, rnd);
-        L.gate = take(w, p + "mlp.gate_proj.weight", size_t(c.ffn) * D, rnd);
-        L.up = take(w, p + "mlp.up_proj.weight", size_t(c.ffn) * D, rnd);
-        L.down = take(w, p + "mlp.down_proj.weight", D * c.ffn, rnd);
+        L.in_norm = take<T>(w, p + "input_layernorm.weight", D, rnd);
+        L.q = take<T>(w, p + "self_attn.q_proj.weight", QD * D, rnd);
+        L.k = take<T>(w, p + "self_attn.k_proj.weight", KD * D, rnd);
+        L.v = take<T>(w, p + "self_attn.v_proj.weight", KD * D, rnd);
+        L.o = take<T>(w, p + "self_attn.o_proj.weight", D * QD, rnd);
+        L.post_norm = take<T>(w, p + "post_attention_layernorm.weight", D, rnd);
+        L.gate = take<T>(w, p + "mlp.gate_proj.weight", size_t(c.ffn) * D, rnd);
+        L.up = take<T>(w, p + "mlp.up_proj.weight", size_t(c.ffn) * D, rnd);
+        L.down = take<T>(w, p + "mlp.down_proj.weight", D * c.ffn, rnd);
         layers_.push_back(std::move(L));
     }
-    inv_freq_ = rope_inv_freq(c);
+    inv_freq_ = inv_freq<T>(c);
     reset();
 }
 
-void LlamaRef::reset() {
-    const size_t n = size_t(cfg_.kv_heads) * cfg_.max_seq * cfg_.head_dim;
-    k_cache_.assign(cfg_.layers, std::vector<float>(n, 0.0f));
-    v_cache_.assign(cfg_.layers, std::vector<float>(n, 0.0f));
+template <class T>
+void Model<T>::reset() {
+    const size_t n = size_t(cfg.kv_heads) * cfg.max_seq * cfg.head_dim;
+    k_cache_.assign(cfg.layers, Vec(n, T(0)));
+    v_cache_.assign(cfg.layers, Vec(n, T(0)));
 }
 
-std::vector<float> LlamaRef::rmsnorm(const std::vector<float>& x, const std::vector<float>& g) const {
+template <class T>
+typename Model<T>::Vec Model<T>::rmsnorm(const Vec& x, const Vec& g) const {
     const size_t K = x.size();
-    float ss = 0.0f;
+    T ss = 0;
     for (size_t k = 0; k < K; ++k) ss += x[k] * x[k];
-    const float mean = ss / static_cast<float>(K);
-    const float inv = 1.0f / std::sqrt(mean + cfg_.rms_eps);
-    std::vector<float> y(K);
+    const T mean = ss / static_cast<T>(K);
+    const T inv = T(1) / std::sqrt(mean + static_cast<T>(cfg.rms_eps));
+    Vec y(K);
     // MkDsl: norm * (x * inv) in f32, not rounded (the matvecs take the f32 xn). HfBf16 (and
     // transformers): (x * inv) rounded to bf16, times the bf16 gain, rounded.
     for (size_t k = 0; k < K; ++k) y[k] = hb(g[k] * hb(x[k] * inv));
     return y;
 }
 
-std::vector<float> LlamaRef::matvec(const std::vector<float>& w, int rows, int cols,
-                                    const std::vector<float>& x) const {
-    std::vector<float> y(rows);
-    const int C = cfg_.k_chunk > 0 && cols % cfg_.k_chunk == 0 ? cfg_.k_chunk : cols;
+template <class T>
+typename Model<T>::Vec Model<T>::matvec(const Vec& w, int rows, int cols, const Vec& x) const {
+    Vec y(rows);
+    const int C = cfg.k_chunk > 0 && cols % cfg.k_chunk == 0 ? cfg.k_chunk : cols;
     for (int n = 0; n < rows; ++n) {
-        float acc = 0.0f;
-        const float* row = w.data() + size_t(n) * cols;
+        T acc = 0;
+        const T* row = w.data() + size_t(n) * cols;
         for (int k0 = 0; k0 < cols; k0 += C) {
-            float part = 0.0f;
+            T part = 0;
             for (int k = k0; k < k0 + C; ++k) part = std::fma(row[k], x[k], part);
             acc += part;
         }
@@ -141,18 +186,19 @@ std::vector<float> LlamaRef::matvec(const std::vector<float>& w, int rows, int c
     return y;
 }
 
-void LlamaRef::rope(float* v, int pos) const {
-    const int half = cfg_.head_dim / 2;
+template <class T>
+void Model<T>::rope(T* v, int pos) const {
+    const int half = cfg.head_dim / 2;
     for (int i = 0; i < half; ++i) {
-        const float angle = static_cast<float>(pos) * inv_freq_[i];
-        float c = std::cos(angle), s = std::sin(angle);
-        const float a = v[i], b = v[i + half];
-        if (mode_ == Numerics::HfBf16) {
+        const T angle = static_cast<T>(pos) * inv_freq_[i];
+        T c = std::cos(angle), s = std::sin(angle);
+        const T a = v[i], b = v[i + half];
+        if (mode == Numerics::HfBf16) {
             // transformers: cos/sin cast to bf16; q * cos + rotate_half(q) * sin, bf16 tensor ops.
-            c = bf16_round(c);
-            s = bf16_round(s);
-            v[i] = bf16_round(bf16_round(a * c) + bf16_round(-b * s));
-            v[i + half] = bf16_round(bf16_round(b * c) + bf16_round(a * s));
+            c = r(c);
+            s = r(s);
+            v[i] = r(r(a * c) + r(-b * s));
+            v[i + half] = r(r(b * c) + r(a * s));
         } else {
             v[i] = r(a * c - b * s);
             v[i + half] = r(b * c + a * s);
@@ -160,43 +206,43 @@ void LlamaRef::rope(float* v, int pos) const {
     }
 }
 
-void LlamaRef::attention_split(const float* qh, const std::vector<float>& kc, const std::vector<float>& vc,
-                               int g, int pos, float* out) const {
+template <class T>
+void Model<T>::attention_split(const T* qh, const Vec& kc, const Vec& vc, int g, int pos, T* out) const {
     // std.attention: attention_partial (NS ranges of whole C-position chunks, online softmax in
     // f32, masked past the range end) then attention_combine. Its rowdot (scores) and coldot (p.V,
     // and the combine's acc) are sequential sums of fused multiply-adds, as the interpreter runs
     // them; `l` is sum(pl * w): products rounded, then summed.
-    const int NS = cfg_.attn_splits, C = cfg_.attn_chunk, Dh = cfg_.head_dim, S = cfg_.max_seq;
-    const float ninf = -std::numeric_limits<float>::infinity();
-    const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
+    const int NS = cfg.attn_splits, C = cfg.attn_chunk, Dh = cfg.head_dim, S = cfg.max_seq;
+    const T ninf = -std::numeric_limits<T>::infinity();
+    const T scale = T(1) / std::sqrt(static_cast<T>(Dh));
     const int per = (pos / (NS * C) + 1) * C;
-    std::vector<float> pm(NS), pl(NS), pacc(size_t(NS) * Dh), sm(C), p(C);
+    Vec pm(NS), pl(NS), pacc(size_t(NS) * Dh), sm(C), p(C);
     for (int s = 0; s < NS; ++s) {
         const int lo = s * per, hi = std::min(lo + per, pos + 1);
-        float m = ninf, l = 0.0f;
-        float* acc = pacc.data() + size_t(s) * Dh;
-        for (int d = 0; d < Dh; ++d) acc[d] = 0.0f;
+        T m = ninf, l = 0;
+        T* acc = pacc.data() + size_t(s) * Dh;
+        for (int d = 0; d < Dh; ++d) acc[d] = 0;
         for (int p0 = lo; p0 < hi; p0 += C) {
-            float mc = ninf;
+            T mc = ninf;
             for (int j = 0; j < C; ++j) {
-                float sc = 0.0f;
+                T sc = 0;
                 if (p0 + j < S) {
-                    const float* kp = kc.data() + (size_t(g) * S + p0 + j) * Dh;
+                    const T* kp = kc.data() + (size_t(g) * S + p0 + j) * Dh;
                     for (int d = 0; d < Dh; ++d) sc = std::fma(kp[d], qh[d], sc);
                 }
                 sm[j] = p0 + j < hi ? sc * scale : ninf;
                 mc = std::max(mc, sm[j]);
             }
-            const float m_new = std::max(m, mc);
-            const float alpha = std::exp(m - m_new);
-            float psum = 0.0f;
+            const T m_new = std::max(m, mc);
+            const T alpha = std::exp(m - m_new);
+            T psum = 0;
             for (int j = 0; j < C; ++j) {
                 p[j] = std::exp(sm[j] - m_new);
                 psum += p[j];
             }
             l = l * alpha + psum;
             for (int d = 0; d < Dh; ++d) {
-                float cd = 0.0f;
+                T cd = 0;
                 for (int j = 0; j < C && p0 + j < hi; ++j) cd = std::fma(vc[(size_t(g) * S + p0 + j) * Dh + d], p[j], cd);
                 acc[d] = acc[d] * alpha + cd;
             }
@@ -205,43 +251,44 @@ void LlamaRef::attention_split(const float* qh, const std::vector<float>& kc, co
         pm[s] = m;
         pl[s] = l;
     }
-    float M = ninf;
+    T M = ninf;
     for (int s = 0; s < NS; ++s) M = std::max(M, pm[s]);
-    std::vector<float> w(NS);
-    float l = 0.0f;
+    Vec w(NS);
+    T l = 0;
     for (int s = 0; s < NS; ++s) {
         w[s] = std::exp(pm[s] - M);
         l += pl[s] * w[s];
     }
     for (int d = 0; d < Dh; ++d) {
-        float a = 0.0f;
+        T a = 0;
         for (int s = 0; s < NS; ++s) a = std::fma(pacc[size_t(s) * Dh + d], w[s], a);
         out[d] = r(a / l);
     }
 }
 
-std::vector<float> LlamaRef::step(int token, int pos) {
-    const Config& c = cfg_;
+template <class T>
+std::vector<float> Model<T>::step(int token, int pos) {
+    const Config& c = cfg;
     if (token < 0 || token >= c.vocab) throw std::out_of_range("mkref: token out of range");
     if (pos < 0 || pos >= c.max_seq) throw std::out_of_range("mkref: position out of range");
     const int D = c.hidden, Dh = c.head_dim, H = c.heads, KVH = c.kv_heads, G = H / KVH;
-    const bool hf = mode_ == Numerics::HfBf16;
+    const bool hf = mode == Numerics::HfBf16;
 
-    std::vector<float> x(embed_.begin() + size_t(token) * D, embed_.begin() + size_t(token + 1) * D);
+    Vec x(embed_.begin() + size_t(token) * D, embed_.begin() + size_t(token + 1) * D);
 
     for (int l = 0; l < c.layers; ++l) {
         const Layer& L = layers_[l];
-        std::vector<float>& kc = k_cache_[l];
-        std::vector<float>& vc = v_cache_[l];
+        Vec& kc = k_cache_[l];
+        Vec& vc = v_cache_[l];
 
         // Attention input: RMSNorm, q/k/v projections (rounded), RoPE on q and k, cache append.
-        std::vector<float> xn = rmsnorm(x, L.in_norm);
-        std::vector<float> q = matvec(L.q, H * Dh, D, xn);
-        std::vector<float> k = matvec(L.k, KVH * Dh, D, xn);
-        std::vector<float> v = matvec(L.v, KVH * Dh, D, xn);
-        for (float& e : q) e = r(e);
-        for (float& e : k) e = r(e);
-        for (float& e : v) e = r(e);
+        Vec xn = rmsnorm(x, L.in_norm);
+        Vec q = matvec(L.q, H * Dh, D, xn);
+        Vec k = matvec(L.k, KVH * Dh, D, xn);
+        Vec v = matvec(L.v, KVH * Dh, D, xn);
+        for (T& e : q) e = r(e);
+        for (T& e : k) e = r(e);
+        for (T& e : v) e = r(e);
         for (int h = 0; h < H; ++h) rope(q.data() + size_t(h) * Dh, pos);
         for (int g = 0; g < KVH; ++g) rope(k.data() + size_t(g) * Dh, pos);
         for (int g = 0; g < KVH; ++g)
@@ -252,66 +299,80 @@ std::vector<float> LlamaRef::step(int token, int pos) {
             }
 
         // GQA attention over positions 0 .. pos: query head h uses KV head h / G (repeat_kv).
-        const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
-        std::vector<float> attn(size_t(H) * Dh);
-        std::vector<float> sc(pos + 1);
+        const T scale = T(1) / std::sqrt(static_cast<T>(Dh));
+        Vec attn(size_t(H) * Dh);
+        Vec sc(pos + 1);
         const bool split = !hf && c.attn_splits > 0 && c.attn_chunk > 0;
         for (int h = 0; split && h < H; ++h)
             attention_split(q.data() + size_t(h) * Dh, kc, vc, h / G, pos, attn.data() + size_t(h) * Dh);
         for (int h = 0; !split && h < H; ++h) {
             const int g = h / G;
-            const float* qh = q.data() + size_t(h) * Dh;
-            float m = -std::numeric_limits<float>::infinity();
+            const T* qh = q.data() + size_t(h) * Dh;
+            T m = -std::numeric_limits<T>::infinity();
             for (int p = 0; p <= pos; ++p) {
-                const float* kp = kc.data() + (size_t(g) * c.max_seq + p) * Dh;
-                float dot = 0.0f;
+                const T* kp = kc.data() + (size_t(g) * c.max_seq + p) * Dh;
+                T dot = 0;
                 for (int d = 0; d < Dh; ++d) dot += qh[d] * kp[d];
-                sc[p] = hf ? bf16_round(bf16_round(dot) * scale) : dot * scale;
+                sc[p] = hf ? r(r(dot) * scale) : dot * scale;
                 m = std::max(m, sc[p]);
             }
-            float lsum = 0.0f;
+            T lsum = 0;
             for (int p = 0; p <= pos; ++p) {
                 sc[p] = std::exp(sc[p] - m);
                 lsum += sc[p];
             }
             if (hf)  // softmax(dtype=f32).to(bf16): normalised probabilities rounded to bf16
-                for (int p = 0; p <= pos; ++p) sc[p] = bf16_round(sc[p] / lsum);
+                for (int p = 0; p <= pos; ++p) sc[p] = r(sc[p] / lsum);
             for (int d = 0; d < Dh; ++d) {
-                float acc = 0.0f;
+                T acc = 0;
                 for (int p = 0; p <= pos; ++p) acc += sc[p] * vc[(size_t(g) * c.max_seq + p) * Dh + d];
-                attn[size_t(h) * Dh + d] = hf ? bf16_round(acc) : r(acc / lsum);
+                attn[size_t(h) * Dh + d] = hf ? r(acc) : r(acc / lsum);
             }
         }
 
         // Output projection with the residual add. MkDsl (std.linear's matvec_residual): residual
         // + acc, all f32. HfBf16: round the matvec, add in f32, round.
-        std::vector<float> o = matvec(L.o, D, H * Dh, attn);
-        std::vector<float> hres(D);
+        Vec o = matvec(L.o, D, H * Dh, attn);
+        Vec hres(D);
         for (int i = 0; i < D; ++i) hres[i] = hb(x[i] + hb(o[i]));
 
         // SwiGLU MLP. MkDsl (std.mlp's rmsnorm_swiglu): silu(gate) in f32 on the f32 gate, times
         // the f32 up, rounded to bf16 once (the down matvec's x is a bf16 tensor). HfBf16: gate
         // rounded, silu rounded, up rounded, product rounded.
-        std::vector<float> hn = rmsnorm(hres, L.post_norm);
-        std::vector<float> gate = matvec(L.gate, c.ffn, D, hn);
-        std::vector<float> up = matvec(L.up, c.ffn, D, hn);
-        std::vector<float> act(c.ffn);
+        Vec hn = rmsnorm(hres, L.post_norm);
+        Vec gate = matvec(L.gate, c.ffn, D, hn);
+        Vec up = matvec(L.up, c.ffn, D, hn);
+        Vec act(c.ffn);
         for (int i = 0; i < c.ffn; ++i) {
-            const float gt = hb(gate[i]);
-            const float si = hb(gt / (1.0f + std::exp(-gt)));
+            const T gt = hb(gate[i]);
+            const T si = hb(gt / (T(1) + std::exp(-gt)));
             act[i] = r(si * hb(up[i]));
         }
-        std::vector<float> dn = matvec(L.down, D, c.ffn, act);
+        Vec dn = matvec(L.down, D, c.ffn, act);
         for (int i = 0; i < D; ++i) x[i] = hb(hres[i] + hb(dn[i]));
     }
 
-    // Head: final RMSNorm, LM head. MkDsl and F32: the f32 accumulators are the logits; HfBf16:
+    // Head: final RMSNorm, LM head. MkDsl, F32 and F64: the accumulators are the logits; HfBf16:
     // rounded to bf16 and widened.
-    std::vector<float> xn = rmsnorm(x, final_norm_);
-    std::vector<float> logits = matvec(lm_head_, c.vocab, D, xn);
-    for (float& e : logits) e = hb(e);
-    return logits;
+    Vec xn = rmsnorm(x, final_norm_);
+    Vec logits = matvec(lm_head_, c.vocab, D, xn);
+    std::vector<float> out(logits.size());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(hb(logits[i]));
+    return out;
 }
+
+}  // namespace
+
+LlamaRef::LlamaRef(const Config& cfg, const Weights& weights, Numerics mode)
+    : impl_(mode == Numerics::F64 ? std::unique_ptr<Impl>(new Model<double>(cfg, weights, mode))
+                                  : std::unique_ptr<Impl>(new Model<float>(cfg, weights, mode))) {}
+LlamaRef::~LlamaRef() = default;
+LlamaRef::LlamaRef(LlamaRef&&) noexcept = default;
+LlamaRef& LlamaRef::operator=(LlamaRef&&) noexcept = default;
+std::vector<float> LlamaRef::step(int token, int pos) { return impl_->step(token, pos); }
+void LlamaRef::reset() { impl_->reset(); }
+const Config& LlamaRef::config() const { return impl_->cfg; }
+Numerics LlamaRef::numerics() const { return impl_->mode; }
 
 int argmax(const std::vector<float>& v) {
     int best = 0;
@@ -701,6 +762,9 @@ void selftest_hf(const std::string& dir) {
     const Summary m_b = compare("MkDsl vs HF bf16", mk, toks, gold_bf, c.vocab, true);
     const Summary h_b = compare("HfBf16 vs HF bf16", hf, toks, gold_bf, c.vocab, true);
     const Summary m_f = compare("MkDsl vs HF f32", mk, toks, gold_f32, c.vocab, false);
+    mkref::LlamaRef f64(c, w, mkref::Numerics::F64);
+    const Summary d_f = compare("F64 vs HF f32", f64, toks, gold_f32, c.vocab, false);
+    expect(d_f.worst < 1e-5 && d_f.agree == int(toks.size()), "F64 mode matches transformers float32 (rel_l2 < 1e-5)");
     mkref::Config cs = c;  // the tuning of examples/llama_tiny.mk
     cs.k_chunk = 64;
     cs.attn_splits = 2;

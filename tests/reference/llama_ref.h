@@ -16,6 +16,10 @@
 //                    This is what the interpreter of examples/llama_tiny.mk must match.
 //   Numerics::F32    everything in f32 (weights taken as given), for sanity checks; matches
 //                    transformers run in float32.
+//   Numerics::F64    everything in float64 with no rounding anywhere (weights taken as given, the
+//                    RoPE frequencies from the formula in float64): the ground truth that both the
+//                    interpreter and transformers' float32 run approximate. Its logits are returned
+//                    rounded to f32 once.
 //   Numerics::HfBf16 transformers' eager bf16 path: every activation a bf16 tensor. RMSNorm
 //                    x.float() * rsqrt(mean(x^2) + eps), rounded, times the bf16 gain, rounded;
 //                    matvecs accumulate in f32 and round; residual adds of two bf16 values rounded;
@@ -32,6 +36,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -68,7 +73,7 @@ struct Config {
     int attn_chunk = 0;
 };
 
-enum class Numerics { MkDsl, F32, HfBf16 };
+enum class Numerics { MkDsl, F32, HfBf16, F64 };
 
 /// bf16 helpers (round to nearest, ties to even; NaN stays NaN).
 uint16_t f32_to_bf16_bits(float x);
@@ -99,6 +104,9 @@ class LlamaRef {
 public:
     /// Throws std::runtime_error when a weight is missing or has the wrong number of elements.
     LlamaRef(const Config& cfg, const Weights& weights, Numerics mode = Numerics::MkDsl);
+    ~LlamaRef();
+    LlamaRef(LlamaRef&&) noexcept;
+    LlamaRef& operator=(LlamaRef&&) noexcept;
 
     /// One decode step: embeds `token`, runs every layer at position `pos` (writing k and v of this
     /// position into the cache; positions 0 .. pos - 1 must have been filled by earlier steps) and
@@ -108,29 +116,13 @@ public:
     /// Zeroes the KV cache.
     void reset();
 
-    const Config& config() const { return cfg_; }
-    Numerics numerics() const { return mode_; }
+    const Config& config() const;
+    Numerics numerics() const;
+
+    struct Impl;  // the model in one scalar type (float, or double for F64); llama_ref.cpp
 
 private:
-    struct Layer {
-        std::vector<float> in_norm, q, k, v, o, post_norm, gate, up, down;
-    };
-    // r: rounded to bf16 in MkDsl and HfBf16 (where both round); hb: only in HfBf16 (where
-    // transformers' bf16 path rounds and the stdlib keeps f32).
-    float r(float x) const { return mode_ == Numerics::F32 ? x : bf16_round(x); }
-    float hb(float x) const { return mode_ == Numerics::HfBf16 ? bf16_round(x) : x; }
-    std::vector<float> rmsnorm(const std::vector<float>& x, const std::vector<float>& g) const;
-    std::vector<float> matvec(const std::vector<float>& w, int rows, int cols,
-                              const std::vector<float>& x) const;  // f32 accumulation, not rounded
-    void rope(float* v, int pos) const;
-    void attention_split(const float* qh, const std::vector<float>& kc, const std::vector<float>& vc, int g,
-                         int pos, float* out) const;
-
-    Config cfg_;
-    Numerics mode_;
-    std::vector<float> embed_, final_norm_, lm_head_, inv_freq_;
-    std::vector<Layer> layers_;
-    std::vector<std::vector<float>> k_cache_, v_cache_;  // per layer: [kv_heads, max_seq, head_dim]
+    std::unique_ptr<Impl> impl_;
 };
 
 /// argmax with the first index of the maximum (torch.argmax's tie rule).
