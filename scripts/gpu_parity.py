@@ -125,35 +125,66 @@ def jnum(x):
 # ----------------------------------------------------------------------------------------------
 # Comparisons (numpy only)
 
+def _row_stats_numpy(g, r):
+    """Per-row raw numbers of float64 arrays g, r [rows, vocab]: (finite, ||g - r|| over finite
+    entries, ||r||, max |g - r|, argmax g (NaN as -inf), argmax r, top-2 gap of r, range of r,
+    g == r everywhere)."""
+    fin_e = np.isfinite(g)
+    d = np.where(fin_e, g - r, 0.0)
+    top = np.partition(r, -2, axis=1)[:, -2:]
+    return (fin_e.all(axis=1), np.linalg.norm(d, axis=1), np.linalg.norm(r, axis=1), np.abs(d).max(axis=1),
+            np.argmax(np.where(np.isnan(g), -np.inf, g), axis=1), np.argmax(r, axis=1), top[:, 1] - top[:, 0],
+            r.max(axis=1) - r.min(axis=1), (g == r).all(axis=1))
+
+
+def _row_stats_torch(torch, g, r):
+    """_row_stats_numpy on the GPU (float64 tensors), returned as numpy arrays."""
+    fin_e = torch.isfinite(g)
+    d = torch.where(fin_e, g - r, torch.zeros_like(g))
+    top = torch.topk(r, 2, dim=1).values
+    out = (fin_e.all(dim=1), torch.linalg.vector_norm(d, dim=1), torch.linalg.vector_norm(r, dim=1),
+           d.abs().amax(dim=1), torch.argmax(torch.where(torch.isnan(g), torch.full_like(g, -math.inf), g), dim=1),
+           torch.argmax(r, dim=1), top[:, 0] - top[:, 1], r.amax(dim=1) - r.amin(dim=1), (g == r).all(dim=1))
+    return tuple(x.cpu().numpy() for x in out)
+
+
+def _cuda_torch():
+    """torch when it is importable and sees a GPU (the comparisons run there), else None."""
+    try:
+        import torch
+        return torch if torch.cuda.is_available() else None
+    except Exception:  # noqa: BLE001 - numpy does it then
+        return None
+
+
 def compare_rows(got, ref, margin_frac=ARGMAX_MARGIN, rows=256):
     """Per-step numbers of `got` against `ref` ([steps, vocab], numpy arrays or memory maps), as
     arrays: rel_l2, max_abs, finite, argmax, ref_argmax, ref_margin (top-2 gap of ref), ref_range,
-    argmax_checked (the margin exceeds margin_frac of the range), bit_identical. Rows are taken
-    `rows` at a time, so [8192, 128256] logits need no float64 copy of the whole."""
+    argmax_checked (the margin exceeds margin_frac of the range), argmax_equal, bit_identical. In
+    float64, `rows` rows at a time (so [8192, 128256] logits need no float64 copy of the whole), on
+    the GPU when torch sees one (numpy's pass over such logits takes minutes)."""
     if got.shape != ref.shape:
         raise ValueError(f"shape {got.shape} vs reference {ref.shape}")
+    torch = _cuda_torch()
     n = ref.shape[0]
-    out = {k: np.zeros(n, dtype=t) for k, t in (
-        ("rel_l2", np.float64), ("max_abs", np.float64), ("finite", bool), ("argmax", np.int64),
-        ("ref_argmax", np.int64), ("ref_margin", np.float64), ("ref_range", np.float64),
-        ("bit_identical", bool))}
+    names = ("finite", "diff", "norm", "max_abs", "argmax", "ref_argmax", "ref_margin", "ref_range", "bit_identical")
+    parts = {k: [] for k in names}
     for lo in range(0, n, rows):
-        g = np.asarray(got[lo:lo + rows], dtype=np.float64)
-        r = np.asarray(ref[lo:lo + rows], dtype=np.float64)
-        sl = slice(lo, lo + len(r))
-        finite = np.isfinite(g).all(axis=1)
-        d = np.where(np.isfinite(g), g - r, np.inf)
-        norm = np.linalg.norm(r, axis=1)
-        diff = np.where(finite, np.linalg.norm(np.where(finite[:, None], d, 0.0), axis=1), np.inf)
-        out["rel_l2"][sl] = np.where(norm > 0, diff / np.where(norm > 0, norm, 1.0), diff)
-        out["max_abs"][sl] = np.where(finite, np.abs(np.where(finite[:, None], d, 0.0)).max(axis=1), np.inf)
-        out["finite"][sl] = finite
-        out["argmax"][sl] = np.argmax(np.where(np.isnan(g), -np.inf, g), axis=1)
-        out["ref_argmax"][sl] = np.argmax(r, axis=1)
-        top = np.partition(r, -2, axis=1)[:, -2:]
-        out["ref_margin"][sl] = top[:, 1] - top[:, 0]
-        out["ref_range"][sl] = r.max(axis=1) - r.min(axis=1)
-        out["bit_identical"][sl] = finite & (g == r).all(axis=1)
+        g = np.ascontiguousarray(got[lo:lo + rows])
+        r = np.ascontiguousarray(ref[lo:lo + rows])
+        if torch is not None:  # moved as stored (float32), widened there
+            stats = _row_stats_torch(torch, torch.from_numpy(g).cuda().double(), torch.from_numpy(r).cuda().double())
+        else:
+            stats = _row_stats_numpy(g.astype(np.float64), r.astype(np.float64))
+        for k, v in zip(names, stats):
+            parts[k].append(np.asarray(v))
+    c = {k: np.concatenate(v) if v else np.zeros(0) for k, v in parts.items()}
+    finite, norm, diff = c["finite"].astype(bool), c["norm"], c["diff"]
+    out = dict(
+        rel_l2=np.where(finite, np.where(norm > 0, diff / np.where(norm > 0, norm, 1.0), diff), np.inf),
+        max_abs=np.where(finite, c["max_abs"], np.inf), finite=finite, argmax=c["argmax"].astype(np.int64),
+        ref_argmax=c["ref_argmax"].astype(np.int64), ref_margin=c["ref_margin"].astype(np.float64),
+        ref_range=c["ref_range"].astype(np.float64), bit_identical=finite & c["bit_identical"].astype(bool))
     out["argmax_checked"] = out["ref_margin"] > margin_frac * out["ref_range"]
     out["argmax_equal"] = out["argmax"] == out["ref_argmax"]
     return out
