@@ -206,29 +206,14 @@ def compare(got, ref, margin_frac=ARGMAX_MARGIN):
 
 
 def summarize(steps, gate=None, lo=0, hi=None):
-    """Worst/mean rel L2, argmax agreement and the gate over steps[lo:hi]."""
-    part = steps[lo:hi]
-    rels = [s["rel_l2"] if s["rel_l2"] is not None else float("inf") for s in part]
-    worst_i = int(np.argmax(rels)) if rels else 0
-    checked = [s for s in part if s["argmax_checked"]]
-    bad_argmax = [s["step"] for s in checked if not s["argmax_equal"]]
-    out = dict(
-        steps=len(part),
-        worst_rel_l2=jnum(max(rels)) if rels else None,
-        worst_step=part[worst_i]["step"] if part else None,
-        mean_rel_l2=jnum(float(np.mean(rels))) if rels else None,
-        argmax_equal=sum(s["argmax_equal"] for s in part),
-        argmax_checked=len(checked),
-        argmax_checked_equal=len(checked) - len(bad_argmax),
-        argmax_failures=bad_argmax,
-        bit_identical_steps=sum(s["bit_identical"] for s in part),
-        all_finite=all(s["finite"] for s in part),
-    )
-    if gate is not None:
-        over = [s["step"] for s, r in zip(part, rels) if not (r <= gate)]
-        out.update(gate=gate, steps_over_gate=over,
-                   passed=bool(not over and not bad_argmax and out["all_finite"]))
-    return out
+    """Worst/mean rel L2, argmax agreement and the gate over steps[lo:hi] of compare()'s per-step
+    dicts (summarize_rows on them)."""
+    def col(key, none=0.0):
+        return np.array([none if s[key] is None else s[key] for s in steps])
+    c = dict(rel_l2=col("rel_l2", np.inf).astype(np.float64), argmax_checked=col("argmax_checked").astype(bool),
+             argmax_equal=col("argmax_equal").astype(bool), bit_identical=col("bit_identical").astype(bool),
+             finite=col("finite").astype(bool))
+    return summarize_rows(c, gate, lo, len(steps) if hi is None else min(hi, len(steps)))
 
 
 def fmt(x, spec=".3g"):
