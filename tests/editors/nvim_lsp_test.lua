@@ -6,9 +6,10 @@
 --   MKDSL_BIN=build/tools/mkdsl/mkdsl MKDSL_SOURCE_DIR=$PWD \
 --     nvim --headless --clean -i NONE -n -c 'luafile tests/editors/nvim_lsp_test.lua'
 -- Exits 0 when every check passed, 1 on the first failure (with a message on stderr); never waits
--- longer than MKDSL_NVIM_TIMEOUT_MS (default 20000) for any one answer.
+-- longer than MKDSL_NVIM_TIMEOUT_MS (default 60000) for any one answer: a hang guard, not a speed
+-- limit.
 
-local TIMEOUT = tonumber(vim.env.MKDSL_NVIM_TIMEOUT_MS or '') or 20000
+local TIMEOUT = tonumber(vim.env.MKDSL_NVIM_TIMEOUT_MS or '') or 60000
 
 local function log(msg)
   io.stdout:write(msg .. '\n')

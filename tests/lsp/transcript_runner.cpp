@@ -56,6 +56,10 @@ using mk::lsp::Json;
 
 namespace {
 
+// How long a silent `mkdsl lsp` is waited for (an answer, or its exit) before the transcript fails:
+// a hang guard, far past any answer's time on a loaded machine under sanitizers; not a speed limit.
+constexpr int kHangSeconds = 120;
+
 struct Message {
   bool client = false;  // --> (else <--)
   std::string text;     // the JSON text, lines joined with '\n'
@@ -394,7 +398,7 @@ bool runStdio(const fs::path& file, const Transcript& t, const std::string& root
     }
     for (const Message* want : answers[k]) {
       std::optional<std::string> got;
-      while ((got = child.receive(20)) && !isResponse(*got)) {
+      while ((got = child.receive(kHangSeconds)) && !isResponse(*got)) {
       }
       std::string actual = got ? withoutVersion(normalise(*got, root)) : "";
       if (canonical(want->text) != canonical(actual)) {
@@ -410,9 +414,9 @@ bool runStdio(const fs::path& file, const Transcript& t, const std::string& root
       std::cout << "  an answer the transcript does not expect: " << normalise(*extra, root) << "\n";
       ok = false;
     }
-  std::optional<int> status = child.wait(10);
+  std::optional<int> status = child.wait(kHangSeconds);
   if (!status) {
-    std::cout << "  `mkdsl lsp` did not exit normally within 10 s of its input ending\n";
+    std::cout << "  `mkdsl lsp` did not exit normally within " << kHangSeconds << " s of its input ending\n";
     ok = false;
   } else if (t.exitCode && *status != *t.exitCode) {
     std::cout << "  expected exit code " << *t.exitCode << ", got " << *status << "\n";
