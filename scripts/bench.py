@@ -283,7 +283,7 @@ def short_parity(args, spec, wdir, torch):
     torch.backends.cuda.matmul.allow_tf32 = False
     try:
         m = gp.load_model(wdir, torch.float32, torch).to("cuda").eval()
-        ref, _, _, _ = gp.hf_decode(m, tokens, "cuda", torch, full=False)
+        ref, _ = gp.hf_decode(m, tokens, "cuda", torch)
         del m
     finally:
         free_gpu(torch)
