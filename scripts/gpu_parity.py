@@ -730,7 +730,8 @@ def model_mode(args):
 
 
 def windows(c, steps, n):
-    """The per-position numbers in n windows of equal length: (lo, hi, worst, mean, argmax rule)."""
+    """The per-position numbers in n windows of equal length: a dict each (lo, hi, worst and mean
+    rel L2, the argmax rule)."""
     w = max(1, -(-steps // n))
     out = []
     for lo in range(0, steps, w):
