@@ -38,7 +38,7 @@ Sample timedHover(LargeDocumentSession& s) {
   const double c0 = threadCpuMs();
   const std::vector<std::string> answer = s.hover();
   const Sample out{threadCpuMs() - c0, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count()};
-  if (answer.size() != 1 || answer[0].find("op scale_7<N, B = 64>") == std::string::npos) {
+  if (answer.size() != 1 || answer[0].find(kHoverSignature) == std::string::npos) {
     std::fprintf(stderr, "mk_bench_lsp_hover: the hover did not answer with scale_7's signature\n");
     std::exit(1);
   }

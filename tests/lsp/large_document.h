@@ -18,7 +18,7 @@ namespace mk::lsp::testing {
 // and a step calling every fn.
 inline std::string generatedProgram(int lines) {
   std::string s =
-      "/// Generated model for the timing test.\n"
+      "/// Generated model for the large-document checks.\n"
       "config base {\n"
       "    /// hidden size\n"
       "    dim = 256;\n"
@@ -56,9 +56,11 @@ inline std::string generatedProgram(int lines) {
   return s;
 }
 
-// The hover target: `scale_7` in block_7's body, and the line holding it (0-based).
+// The hover target: `scale_7` in block_7's body, and the line holding it (0-based); the hover's
+// answer holds the op's signature.
 inline constexpr const char* kHoverLine = "    let y = scale_7(x, g_7);";
 inline constexpr uint32_t kHoverCharacter = 14;
+inline constexpr const char* kHoverSignature = "op scale_7<N, B = 64>";
 inline uint32_t hoverLineOf(const std::string& text) {
   const size_t at = text.find(kHoverLine);
   return at == std::string::npos ? UINT32_MAX
@@ -97,7 +99,6 @@ class LargeDocumentSession {
                                R"(,"character":24}},"text":"x"}]})"));
   }
   Server& server() { return *server_; }
-  uint32_t hoverLine() const { return line_; }
 
  private:
   static constexpr const char* kUri = "file:///tmp/mk-lsp-large/big.mk";

@@ -21,7 +21,7 @@ void checkHover(LargeDocumentSession& s) {
   REQUIRE(answer.size() == 1);
   const Json j = mk::runtime::parseJson(answer[0]);
   REQUIRE(j.get("result"));
-  CHECK(j.get("result")->get("contents")->get("value")->text.find("op scale_7<N, B = 64>") != std::string::npos);
+  CHECK(j.get("result")->get("contents")->get("value")->text.find(kHoverSignature) != std::string::npos);
 }
 
 }  // namespace
