@@ -33,13 +33,19 @@ if ((${#programs[@]} == 0)); then
   mapfile -t programs < <(default_programs; for f in "$here"/*.mk; do echo "$f"; done)
 fi
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
+# Programs are named relative to the repository (outputs quote their path), so that snapshots of
+# two checkouts compare.
+cd "$root"
 
 # run NAME ARGS...: mkdsl's stdout into NAME, its stderr and status into NAME.err when it fails.
 run() {
   local name=$1
   shift
-  if ! "$mkdsl" "$@" --stdlib "$stdlib" >"$out/$name" 2>"$out/$name.err"; then
-    echo "exit $?" >>"$out/$name.err"
+  local status=0
+  "$mkdsl" "$@" --stdlib "$stdlib" >"$out/$name" 2>"$out/$name.err" || status=$?
+  if ((status)); then
+    echo "exit $status" >>"$out/$name.err"
   elif [[ ! -s $out/$name.err ]]; then
     rm -f "$out/$name.err"
   fi
@@ -49,6 +55,7 @@ for prog in "${programs[@]}"; do
   file=${prog%%:*} config=""
   [[ $prog == *:* ]] && config=${prog#*:}
   rel=${file#"$root"/}
+  file=$rel
   stem=${rel//\//_}
   stem=${stem%.mk}${config:+.$config}
   args=(build "$file")
