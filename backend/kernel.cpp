@@ -335,7 +335,7 @@ class KernelBuilder {
       loop(b.getInt32(0), ringSlots, [&](V s) {
         V off = b.CreateMul(s, b.getInt32(8));
         target_.mbarrierInit(b, smemAt(b.CreateAdd(b.getInt32(SmemLayout::kBarriers), off)), fullCount);
-        // Every compute warp frees a slot (tile.cpp, releaseSlots).
+        // Every compute warp frees a slot (tile/ring.cpp, releaseSlots).
         target_.mbarrierInit(b, smemAt(b.CreateAdd(b.getInt32(SmemLayout::kBarriers + SmemLayout::kMaxSlots * 8), off)), T / 32);
       });
       target_.mbarrierInitFence(b);

@@ -1,8 +1,8 @@
 // What the generic lowering asks of a GPU target. Everything target-specific (special registers,
 // barriers, atomics with scopes, async copies, fast math) is behind this interface, so the
-// kernel skeleton (kernel.cpp) and the tile lowering (tile.cpp) are shared by every backend.
+// kernel skeleton (kernel.cpp) and the tile lowering (tile/) are shared by every backend.
 //
-// Lanes: the generic code works in 32-lane groups (a "warp" of tile.cpp: `tid % 32`, butterflies
+// Lanes: the generic code works in 32-lane groups (a "warp" of tile/: `tid % 32`, butterflies
 // with xor masks 1..16), whatever warpSize() is. A wave64 target exchanges values within each
 // 32-lane half of its wave, which is what an xor mask below 32 asks for.
 #pragma once
