@@ -26,16 +26,6 @@ MK_DIAGNOSTIC(BackendSmem, Error,
               int64_t, std::string, int64_t);
 MK_DIAGNOSTIC(BackendTarget, Error, "target '{0}' cannot run this kernel: {1}", std::string, std::string);
 
-std::vector<std::string> archNames() { return {"sm_90a", "sm_90", "sm_80", "gfx942", "gfx90a"}; }
-
-bool isKnownArch(const std::string& arch) {
-  for (const auto& a : archNames())
-    if (a == arch) return true;
-  return false;
-}
-
-bool isAmdgpuArch(const std::string& arch) { return isKnownArch(arch) && arch.rfind("gfx", 0) == 0; }
-
 namespace {
 
 using llvm::Value;
@@ -714,13 +704,14 @@ class KernelBuilder {
 }  // namespace
 
 std::optional<Artifact> generate(const ir::Megakernel& kernel, const Options& options, DiagnosticEngine& diags) {
-  auto target = isAmdgpuArch(options.arch) ? makeAmdgpuTarget(options.arch) : makeNvptxTarget(options.arch);
-  if (!target) {
+  const ir::ArchDesc* arch = ir::findArch(options.arch);
+  if (!arch) {
     std::string known;
     for (const auto& a : archNames()) known += (known.empty() ? "" : ", ") + a;
     diags.emit(SourceRange{}, BackendUnknownArch, options.arch, known);
     return std::nullopt;
   }
+  auto target = makeTarget(*arch);
   return KernelBuilder(kernel, options, *target, diags).run();
 }
 

@@ -14,6 +14,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include "ir/target.h"
 #include "ir/tile.h"
 
 namespace mk::backend {
@@ -119,9 +120,10 @@ class Target {
 // exact for the rotary angles (|x| up to ~1e5). For sin/cos instructions accurate near 0 only.
 llvm::Value* reduceByTwoPi(Builder& b, llvm::Value* x);
 
-// NVPTX: sm_90a, sm_90, sm_80. Null for an unknown architecture.
-std::unique_ptr<Target> makeNvptxTarget(const std::string& arch);
-// AMDGPU (amdgcn-amd-amdhsa): gfx942, gfx90a. Null for an unknown architecture.
-std::unique_ptr<Target> makeAmdgpuTarget(const std::string& arch);
+// The target of an architecture of the registry (ir/target.h), by its family: NVPTX or AMDGPU
+// (amdgcn-amd-amdhsa).
+std::unique_ptr<Target> makeTarget(const ir::ArchDesc& arch);
+std::unique_ptr<Target> makeNvptxTarget(const ir::ArchDesc& arch);
+std::unique_ptr<Target> makeAmdgpuTarget(const ir::ArchDesc& arch);
 
 }  // namespace mk::backend
