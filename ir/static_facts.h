@@ -3,7 +3,8 @@
 // for every task of the op (task indices unknown), flow-insensitive: a local counts only when it
 // is written exactly once (a loop counter, or a single `let`). The backend decides from it which
 // weight loads can stream (the loader warp must compute their regions) and which are 16-byte
-// aligned.
+// aligned. (lowering/regions.cpp's interval analysis is the other reading of scalars: per task,
+// with the indices known, flow-sensitive; the two answer different questions.)
 #pragma once
 
 #include <cstdint>
