@@ -12,8 +12,9 @@
 
 namespace mk::backend {
 
-// The code architectures the backends can emit (`--target`): sm_90a, sm_90, sm_80 (NVPTX: PTX),
-// gfx942, gfx90a (AMDGPU: an ELF object, linked into a code object by the compiler library).
+// The code architectures the backends can emit (`--target`), from the target registry
+// (ir/target.h): NVPTX ones give PTX, AMDGPU ones an ELF object, linked into a code object by the
+// compiler library.
 std::vector<std::string> archNames();
 bool isKnownArch(const std::string& arch);
 bool isAmdgpuArch(const std::string& arch);

@@ -1,4 +1,4 @@
-// Internal to backend/: what the kernel skeleton (kernel.cpp) and the tile lowering (tile.cpp)
+// Internal to backend/: what the kernel skeleton (kernel.cpp) and the tile lowering (tile/)
 // share. Not part of the backend's public API (backend.h).
 #pragma once
 

@@ -26,16 +26,6 @@ MK_DIAGNOSTIC(BackendSmem, Error,
               int64_t, std::string, int64_t);
 MK_DIAGNOSTIC(BackendTarget, Error, "target '{0}' cannot run this kernel: {1}", std::string, std::string);
 
-std::vector<std::string> archNames() { return {"sm_90a", "sm_90", "sm_80", "gfx942", "gfx90a"}; }
-
-bool isKnownArch(const std::string& arch) {
-  for (const auto& a : archNames())
-    if (a == arch) return true;
-  return false;
-}
-
-bool isAmdgpuArch(const std::string& arch) { return isKnownArch(arch) && arch.rfind("gfx", 0) == 0; }
-
 namespace {
 
 using llvm::Value;
@@ -160,7 +150,106 @@ class KernelBuilder {
     return gv;
   }
 
+  // How one build shapes the block and the ring (planBlock).
+  struct BlockShape {
+    bool ring = false;
+    int needSlots = 0;      // the most ring slots one statement holds
+    int64_t slotBytes = 0;
+    int blockSize = 0;
+    int computeThreads = 0;
+  };
+
+  // The step's read-only tables in global memory (emitTables).
+  struct Tables {
+    llvm::GlobalVariable *queueStart = nullptr, *tasks = nullptr, *waits = nullptr, *signals = nullptr,
+                         *nodeArgs = nullptr;
+    size_t maxParams = 1;  // words per node in nodeArgs
+    int64_t records = 0;   // task records, one per queue entry
+  };
+
+  // The kernel entry and its parameters, in the order of LaunchInfo's comment (declareEntry).
+  struct Entry {
+    llvm::Function* fn = nullptr;
+    std::vector<std::string> paramNames;
+    V weights = nullptr, state = nullptr, acts = nullptr, sync = nullptr, error = nullptr, inputs = nullptr,
+      epoch = nullptr, timeout = nullptr;
+    V trace = nullptr;  // traced kernels only
+  };
+
+  // What the entry's code is emitted with, from its prologue on (one build).
+  struct Code {
+    Code(const BlockShape& shape, const Tables& tables, const Entry& entry, Builder& b, llvm::GlobalVariable* smem)
+        : shape(shape), tables(tables), entry(entry), b(b), smem(smem) {}
+    const BlockShape& shape;
+    const Tables& tables;
+    const Entry& entry;
+    Builder& b;
+    llvm::GlobalVariable* smem = nullptr;
+    llvm::BasicBlock* exit = nullptr;
+    V tid = nullptr, sm = nullptr, qBegin = nullptr, qEnd = nullptr;
+    llvm::AllocaInst* seqSlot = nullptr;
+    llvm::AllocaInst* loaderWords[3] = {};  // TraceLoaderWait, TraceLoaderFirst, TraceLoaderLast
+    std::vector<llvm::AllocaInst*> scalarSlots;
+    TaskEnv env;
+    int64_t tilePeak = 0;
+    const Variant* widest = nullptr;  // the op with the largest tile area
+
+    llvm::BasicBlock* block(const char* n) { return llvm::BasicBlock::Create(b.getContext(), n, entry.fn); }
+    void when(V cond, const std::function<void()>& then) { emitIf(b, entry.fn, cond, then); }
+    void loop(V lo, V hi, const std::function<void(V)>& body) { emitLoop(b, entry.fn, lo, hi, b.getInt32(1), body); }
+    V u32At(llvm::GlobalVariable* g, V i) { return b.CreateLoad(b.getInt32Ty(), b.CreateGEP(b.getInt32Ty(), g, i)); }
+    V smemAt(V off) { return b.CreateGEP(b.getInt8Ty(), smem, off); }
+  };
+
+  // One module for the step: the entry walking the task queues, the tables it reads, the ring's
+  // size. `ringRejected` when the ring was asked for but too few slots fit beside the tiles.
   std::optional<Built> build(bool ring) {
+    Built out = newModule();
+    llvm::Module& m = *out.mod;
+    const auto shape = planBlock(ring);
+    if (!shape) return std::nullopt;
+    const Tables tables = emitTables(m);
+    // Where the ring starts and how many slots it has: known only once every task's tile needs
+    // are, so the code reads them from a constant that is filled in at the end (and folded).
+    auto* i32 = llvm::Type::getInt32Ty(*out.ctx);
+    auto* ringTy = llvm::ArrayType::get(i32, 2);
+    auto* gRing = new llvm::GlobalVariable(m, ringTy, false, llvm::GlobalValue::InternalLinkage,
+                                           llvm::ConstantAggregateZero::get(ringTy), "mk_ring", nullptr,
+                                           llvm::GlobalValue::NotThreadLocal, target_.globalSpace());
+    auto* smemTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(*out.ctx), 0);
+    auto* gSmem = new llvm::GlobalVariable(m, smemTy, false, llvm::GlobalValue::ExternalLinkage, nullptr, "mk_smem",
+                                           nullptr, llvm::GlobalValue::NotThreadLocal, target_.sharedSpace());
+    gSmem->setAlignment(llvm::Align(128));
+    const Entry entry = declareEntry(m, shape->blockSize);
+
+    auto* entryBlock = llvm::BasicBlock::Create(*out.ctx, "entry", entry.fn);
+    Builder b(entryBlock);
+    Code k(*shape, tables, entry, b, gSmem);
+    emitPrologue(k, ringTy, gRing);
+    try {
+      auto* computeBlock = k.block("compute");
+      auto* loaderBlock = shape->ring ? k.block("loader") : nullptr;
+      if (shape->ring) b.CreateCondBr(b.CreateICmpULT(k.tid, b.getInt32(uint32_t(shape->computeThreads))), computeBlock, loaderBlock);
+      else b.CreateBr(computeBlock);
+      b.SetInsertPoint(computeBlock);
+      emitComputeThreads(k);
+      if (shape->ring) {
+        b.SetInsertPoint(loaderBlock);
+        emitLoaderWarp(k);
+      }
+    } catch (const Unsupported& u) {
+      SourceRange where;
+      for (const Variant& v : variants_)
+        if (v.func->name == u.op) where = v.func->range;
+      diags_.emit(where, BackendUnsupported, u.op, u.what);
+      return std::nullopt;
+    }
+    if (!sizeRing(k, gRing, out)) return std::nullopt;
+    return out;
+  }
+
+  // An empty module for the target, in a context of its own.
+  Built newModule() {
     Built out;
     out.ctx = std::make_unique<llvm::LLVMContext>();
     // An unroll count LLVM cannot apply (a loop whose trip count is only known at run time) is
@@ -175,42 +264,49 @@ class KernelBuilder {
       }
     });
     out.mod = std::make_unique<llvm::Module>("mkdsl", *out.ctx);
-    llvm::Module& m = *out.mod;
-    llvm::LLVMContext& c = *out.ctx;
-    prepareModule(m, target_);
+    prepareModule(*out.mod, target_);
+    return out;
+  }
+
+  // Whether this build streams weights through the ring, the slots' size, and the block's
+  // threads. Without the ring no load is streamed (the variants forget their streamed loads).
+  std::optional<BlockShape> planBlock(bool ring) {
     const ir::TargetDesc& td = mk_.target;
+    BlockShape s;
     bool streams = false;
-    int needSlots = 0;
-    int64_t slotBytes = 0;
     for (const Variant& v : variants_) {
       streams |= !v.streamed.empty();
-      needSlots = std::max(needSlots, v.maxStreamedPerStatement);
-      slotBytes = std::max(slotBytes, v.largestStreamedBytes);
+      s.needSlots = std::max(s.needSlots, v.maxStreamedPerStatement);
+      s.slotBytes = std::max(s.slotBytes, v.largestStreamedBytes);
     }
-    ring = ring && streams;
+    s.ring = ring && streams;
     // Without the ring no load is streamed: the compute threads read every weight themselves.
-    if (!ring)
+    if (!s.ring)
       for (Variant& v : variants_) {
         v.streamed.clear();
         v.contiguous.clear();
         v.largestStreamedBytes = 0;
         v.maxStreamedPerStatement = 0;
       }
-    slotBytes = (slotBytes + 127) / 128 * 128;
+    s.slotBytes = (s.slotBytes + 127) / 128 * 128;
     // Where the loader warp comes from (Target::loaderWarpOnTop): on top of the target's
     // threads, which then all compute (a power of two like the tiles' sizes gives every compute
     // thread the same share of a tile and a fixed column of it), or out of them.
-    const bool onTop = ring && target_.loaderWarpOnTop();
-    const int blockSize = td.threadsPerBlock + (onTop ? 32 : 0);
-    const int T = blockSize - (ring ? 32 : 0);
-    if (blockSize > 1024) {
+    const bool onTop = s.ring && target_.loaderWarpOnTop();
+    s.blockSize = td.threadsPerBlock + (onTop ? 32 : 0);
+    s.computeThreads = s.blockSize - (s.ring ? 32 : 0);
+    if (s.blockSize > 1024) {
       diags_.emit(SourceRange{}, BackendTarget, td.name, "blocks of " + std::to_string(td.threadsPerBlock) +
                   " compute threads and a loader warp: more than 1024 threads");
       return std::nullopt;
     }
+    return s;
+  }
 
-    // The step's tables: per-SM queues of task records, wait and signal lists, node arguments.
-    // A wait is a (counter, count per epoch) pair: the poll needs no further lookup.
+  // The step's tables: per-SM queues of task records, wait and signal lists, node arguments.
+  // A wait is a (counter, count per epoch) pair: the poll needs no further lookup.
+  Tables emitTables(llvm::Module& m) {
+    const ir::TargetDesc& td = mk_.target;
     std::vector<uint32_t> queueStart{0}, tasks, waits, signals;
     for (const auto& q : mk_.queues) {
       for (int id : q) {
@@ -234,8 +330,9 @@ class KernelBuilder {
       queueStart.push_back(uint32_t(tasks.size() / kTaskWords));
     }
     while (queueStart.size() < size_t(td.sms) + 1) queueStart.push_back(queueStart.back());
-    size_t maxParams = 1;
-    for (const ir::Node& n : mk_.graph.nodes) maxParams = std::max(maxParams, n.tensors.size());
+    Tables out;
+    for (const ir::Node& n : mk_.graph.nodes) out.maxParams = std::max(out.maxParams, n.tensors.size());
+    const size_t maxParams = out.maxParams;
     std::vector<uint64_t> nodeArgs;
     for (size_t ni = 0; ni < mk_.graph.nodes.size(); ++ni) {
       const ir::Node& n = mk_.graph.nodes[ni];
@@ -266,24 +363,20 @@ class KernelBuilder {
         nodeArgs.push_back(w);
       }
     }
-    auto* gQueue = table(m, "mk_queue_start", queueStart);
-    auto* gTasks = table(m, "mk_tasks", tasks);
-    auto* gWaits = table(m, "mk_waits", waits);
-    auto* gSignals = table(m, "mk_signals", signals);
-    auto* gArgs = table(m, "mk_node_args", nodeArgs);
-    // Where the ring starts and how many slots it has: known only once every task's tile needs
-    // are, so the code reads them from a constant that is filled in at the end (and folded).
-    auto* i32 = llvm::Type::getInt32Ty(c);
-    auto* ringTy = llvm::ArrayType::get(i32, 2);
-    auto* gRing = new llvm::GlobalVariable(m, ringTy, false, llvm::GlobalValue::InternalLinkage,
-                                           llvm::ConstantAggregateZero::get(ringTy), "mk_ring", nullptr,
-                                           llvm::GlobalValue::NotThreadLocal, target_.globalSpace());
-    auto* smemTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(c), 0);
-    auto* gSmem = new llvm::GlobalVariable(m, smemTy, false, llvm::GlobalValue::ExternalLinkage, nullptr, "mk_smem",
-                                           nullptr, llvm::GlobalValue::NotThreadLocal, target_.sharedSpace());
-    gSmem->setAlignment(llvm::Align(128));
+    out.queueStart = table(m, "mk_queue_start", queueStart);
+    out.tasks = table(m, "mk_tasks", tasks);
+    out.waits = table(m, "mk_waits", waits);
+    out.signals = table(m, "mk_signals", signals);
+    out.nodeArgs = table(m, "mk_node_args", nodeArgs);
+    out.records = int64_t(tasks.size() / kTaskWords);
+    return out;
+  }
 
-    // The entry.
+  // The entry `mk_step` with the kernel's parameters (LaunchInfo's comment lists them).
+  Entry declareEntry(llvm::Module& m, int blockSize) {
+    llvm::LLVMContext& c = m.getContext();
+    auto* i32 = llvm::Type::getInt32Ty(c);
+    Entry e;
     auto* gptr = llvm::PointerType::get(c, target_.globalSpace());
     std::vector<llvm::Type*> params{gptr, gptr, gptr, gptr, gptr, gptr, i32, llvm::Type::getInt64Ty(c)};
     std::vector<std::string> paramNames{"weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"};
@@ -301,283 +394,291 @@ class KernelBuilder {
     target_.markKernel(fn, blockSize);
     V argWeights = fn->getArg(0), argState = fn->getArg(1), argActs = fn->getArg(2), argSync = fn->getArg(3),
       argError = fn->getArg(4), argInputs = fn->getArg(5), argEpoch = fn->getArg(6), argTimeout = fn->getArg(7);
+    e.fn = fn;
+    e.paramNames = paramNames;
+    e.weights = argWeights, e.state = argState, e.acts = argActs, e.sync = argSync, e.error = argError,
+    e.inputs = argInputs, e.epoch = argEpoch, e.timeout = argTimeout, e.trace = argTrace;
+    return e;
+  }
 
-    auto* entry = llvm::BasicBlock::Create(c, "entry", fn);
-    Builder b(entry);
-    auto block = [&](const char* n) { return llvm::BasicBlock::Create(c, n, fn); };
-    auto* exitBlock = block("exit");
+  // The entry block: the exit, the allocas every task reuses, thread 0's set-up of the abort flag
+  // and the ring's barriers, the block-wide barrier after it, this SM's queue, and the TaskEnv.
+  void emitPrologue(Code& k, llvm::ArrayType* ringTy, llvm::GlobalVariable* gRing) {
+    Builder& b = k.b;
+    auto* i32 = b.getInt32Ty();
+    const int T = k.shape.computeThreads;
+    k.exit = k.block("exit");
     {
-      Builder eb(exitBlock);
+      Builder eb(k.exit);
       eb.CreateRetVoid();
     }
-    std::vector<llvm::AllocaInst*> scalarSlots;
-    auto* seqSlot = b.CreateAlloca(i32, nullptr, "ring.seq");
-    b.CreateStore(b.getInt32(0), seqSlot);
-    llvm::AllocaInst* loaderWords[3] = {};  // TraceLoaderWait, TraceLoaderFirst, TraceLoaderLast
+    k.seqSlot = b.CreateAlloca(i32, nullptr, "ring.seq");
+    b.CreateStore(b.getInt32(0), k.seqSlot);
     if (opt_.trace)
-      for (auto*& a : loaderWords) a = b.CreateAlloca(b.getInt64Ty(), nullptr, "trace.loader");
-    V tid = target_.threadId(b);
-    V sm = target_.blockId(b);
+      for (auto*& a : k.loaderWords) a = b.CreateAlloca(b.getInt64Ty(), nullptr, "trace.loader");
+    k.tid = target_.threadId(b);
+    k.sm = target_.blockId(b);
     V ringBase = b.CreateLoad(i32, b.CreateConstGEP2_32(ringTy, gRing, 0, 0), "ring.base");
     V ringSlots = b.CreateLoad(i32, b.CreateConstGEP2_32(ringTy, gRing, 0, 1), "ring.slots");
-    auto smemAt = [&](V off) { return b.CreateGEP(b.getInt8Ty(), gSmem, off); };
-    auto when = [&](V cond, const std::function<void()>& then) { emitIf(b, fn, cond, then); };
-    auto loop = [&](V lo, V hi, const std::function<void(V)>& body) { emitLoop(b, fn, lo, hi, b.getInt32(1), body); };
-    auto u32At = [&](llvm::GlobalVariable* g, V i) {
-      return b.CreateLoad(i32, b.CreateGEP(i32, g, i));
-    };
 
     // Thread 0 clears the abort flag and sets up the ring's barriers; then everyone starts.
     const int fullCount = target_.bulkCopy() ? 1 : 32;
-    when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
-      b.CreateStore(b.getInt32(0), smemAt(b.getInt32(SmemLayout::kAbortFlag)));
-      if (!ring) return;
-      loop(b.getInt32(0), ringSlots, [&](V s) {
+    k.when(b.CreateICmpEQ(k.tid, b.getInt32(0)), [&] {
+      b.CreateStore(b.getInt32(0), k.smemAt(b.getInt32(SmemLayout::kAbortFlag)));
+      if (!k.shape.ring) return;
+      k.loop(b.getInt32(0), ringSlots, [&](V s) {
         V off = b.CreateMul(s, b.getInt32(8));
-        target_.mbarrierInit(b, smemAt(b.CreateAdd(b.getInt32(SmemLayout::kBarriers), off)), fullCount);
-        // Every compute warp frees a slot (tile.cpp, releaseSlots).
-        target_.mbarrierInit(b, smemAt(b.CreateAdd(b.getInt32(SmemLayout::kBarriers + SmemLayout::kMaxSlots * 8), off)), T / 32);
+        target_.mbarrierInit(b, k.smemAt(b.CreateAdd(b.getInt32(SmemLayout::kBarriers), off)), fullCount);
+        // Every compute warp frees a slot (tile/ring.cpp, releaseSlots).
+        target_.mbarrierInit(b, k.smemAt(b.CreateAdd(b.getInt32(SmemLayout::kBarriers + SmemLayout::kMaxSlots * 8), off)), T / 32);
       });
       target_.mbarrierInitFence(b);
     });
-    target_.barrier(b, 0, blockSize);
-    V qBegin = u32At(gQueue, sm);
-    V qEnd = u32At(gQueue, b.CreateAdd(sm, b.getInt32(1)));
+    target_.barrier(b, 0, k.shape.blockSize);
+    k.qBegin = k.u32At(k.tables.queueStart, k.sm);
+    k.qEnd = k.u32At(k.tables.queueStart, b.CreateAdd(k.sm, b.getInt32(1)));
 
-    int64_t tilePeak = 0;
-    const Variant* widest = nullptr;  // the op with the largest tile area
-    TaskEnv env;
+    TaskEnv& env = k.env;
     env.target = &target_;
     env.b = &b;
-    env.fn = fn;
+    env.fn = k.entry.fn;
     env.computeThreads = T;
-    env.smem = gSmem;
+    env.smem = k.smem;
     env.ringBase = ringBase;
     env.ringSlots = ringSlots;
-    env.slotBytes = slotBytes;
-    env.seq = seqSlot;
+    env.slotBytes = k.shape.slotBytes;
+    env.seq = k.seqSlot;
     env.ablateCopies = opt_.ablation == Ablation::WeightCopies;
     env.ablateMath = opt_.ablation == Ablation::WeightMath;
     env.l2AheadTiles = mk_.target.l2AheadTiles;
-    env.error = argError;
-    env.sm = sm;
-    env.epoch = argEpoch;
-    env.timeout = argTimeout;
-    env.exit = exitBlock;
-    env.scalarSlots = &scalarSlots;
+    env.error = k.entry.error;
+    env.sm = k.sm;
+    env.epoch = k.entry.epoch;
+    env.timeout = k.entry.timeout;
+    env.exit = k.exit;
+    env.scalarSlots = &k.scalarSlots;
+  }
 
-    // The arguments of the task's node, decoded from the node table.
-    auto taskArgs = [&](const Variant& v, V node, V rec) {
-      TaskArgs a;
-      V row = b.CreateMul(node, b.getInt32(uint32_t(maxParams)));
-      for (size_t p = 0; p < v.func->params.size(); ++p) {
-        V word = b.CreateLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), gArgs, b.CreateAdd(row, b.getInt32(uint32_t(p)))));
-        auto arenaPtr = [&] {
-          V arena = b.CreateLShr(word, b.getInt64(62));
-          V off = b.CreateAnd(word, b.getInt64((uint64_t(1) << 62) - 1));
-          V base = b.CreateSelect(b.CreateICmpEQ(arena, b.getInt64(Weights)), argWeights,
-                                  b.CreateSelect(b.CreateICmpEQ(arena, b.getInt64(State)), argState, argActs));
-          return b.CreateGEP(b.getInt8Ty(), base, off);
-        };
-        const ir::Param& par = v.func->params[p];
-        if (v.tensors[p]) {
-          a.params.push_back(arenaPtr());
-          continue;
-        }
-        if (v.scalarKinds[p] == ir::ScalarArg::Tensor) {
-          // A rank-0 tensor's value, converted to the parameter's kind of number.
-          DType sd = v.scalarTensorDtypes[p];
-          V x = loadStorage(b, sd, arenaPtr());
-          if (isFloat(sd) && !isFloat(par.dtype)) x = target_.floatToInt(b, x);
-          else if (!isFloat(sd) && isFloat(par.dtype)) x = b.CreateSIToFP(x, b.getFloatTy());
-          a.params.push_back(x);
-          continue;
-        }
-        // Constants and step inputs arrive as 32 bits (a float's bits for float parameters).
-        V x = v.scalarKinds[p] == ir::ScalarArg::Const ? b.CreateTrunc(word, i32)
-                                                       : b.CreateLoad(i32, b.CreateGEP(i32, argInputs, b.CreateTrunc(word, i32)));
-        a.params.push_back(isFloat(par.dtype) ? b.CreateBitCast(x, b.getFloatTy()) : x);
+  // The arguments of the task's node, decoded from the node table.
+  TaskArgs decodeTaskArgs(Code& k, const Variant& v, V node, V rec) {
+    Builder& b = k.b;
+    auto* i32 = b.getInt32Ty();
+    const Entry& en = k.entry;
+    TaskArgs a;
+    V row = b.CreateMul(node, b.getInt32(uint32_t(k.tables.maxParams)));
+    for (size_t p = 0; p < v.func->params.size(); ++p) {
+      V word = b.CreateLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), k.tables.nodeArgs, b.CreateAdd(row, b.getInt32(uint32_t(p)))));
+      auto arenaPtr = [&] {
+        V arena = b.CreateLShr(word, b.getInt64(62));
+        V off = b.CreateAnd(word, b.getInt64((uint64_t(1) << 62) - 1));
+        V base = b.CreateSelect(b.CreateICmpEQ(arena, b.getInt64(Weights)), en.weights,
+                                b.CreateSelect(b.CreateICmpEQ(arena, b.getInt64(State)), en.state, en.acts));
+        return b.CreateGEP(b.getInt8Ty(), base, off);
+      };
+      const ir::Param& par = v.func->params[p];
+      if (v.tensors[p]) {
+        a.params.push_back(arenaPtr());
+        continue;
       }
-      for (size_t d = 0; d < v.func->taskGrid.size(); ++d)
-        a.index.push_back(b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(uint32_t(4 + d)))));
-      return a;
-    };
-
-    // Dispatch: one case per variant, its code emitted once. `ready` (compute side) emits the
-    // task's waits: after the arguments are decoded, so their loads are in flight while thread 0
-    // polls, and nothing but the body is left between the last wait and the first load.
-    auto dispatch = [&](V node, V rec, Side side, const std::function<void()>& ready) {
-      V variant = b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(2)));
-      auto* join = block("task.end");
-      // A task without a body (a node with no lowered form) still waits before it signals.
-      auto* none = ready ? block("task.none") : join;
-      auto* sw = b.CreateSwitch(variant, none, unsigned(variants_.size()));
-      if (ready) {
-        b.SetInsertPoint(none);
-        ready();
-        b.CreateBr(join);
+      if (v.scalarKinds[p] == ir::ScalarArg::Tensor) {
+        // A rank-0 tensor's value, converted to the parameter's kind of number.
+        DType sd = v.scalarTensorDtypes[p];
+        V x = loadStorage(b, sd, arenaPtr());
+        if (isFloat(sd) && !isFloat(par.dtype)) x = target_.floatToInt(b, x);
+        else if (!isFloat(sd) && isFloat(par.dtype)) x = b.CreateSIToFP(x, b.getFloatTy());
+        a.params.push_back(x);
+        continue;
       }
-      for (size_t i = 0; i < variants_.size(); ++i) {
-        const Variant& v = variants_[i];
-        if (side == Side::Loader && v.streamed.empty()) continue;
-        auto* caseBlock = block("task.case");
-        sw->addCase(b.getInt32(uint32_t(i)), caseBlock);
-        b.SetInsertPoint(caseBlock);
-        TaskArgs a = taskArgs(v, node, rec);
-        V here = target_.threadIdHere(b);
-        env.tid = side == Side::Loader ? b.CreateSub(here, b.getInt32(uint32_t(T))) : here;
-        if (ready) ready();
-        int64_t peak = 0;
-        env.tilePeak = &peak;
-        emitTask(env, v, a, side);
-        if (peak > tilePeak) tilePeak = peak, widest = &v;
-        b.CreateBr(join);
-      }
-      b.SetInsertPoint(join);
-    };
-    // The TraceWord record of queue entry i (traced kernels; else null).
-    auto traceRecordOf = [&](V i) -> V {
-      if (!argTrace) return nullptr;
-      return b.CreateGEP(b.getInt64Ty(), argTrace, b.CreateMul(b.CreateZExt(i, b.getInt64Ty()), b.getInt64(TraceWords)));
-    };
+      // Constants and step inputs arrive as 32 bits (a float's bits for float parameters).
+      V x = v.scalarKinds[p] == ir::ScalarArg::Const ? b.CreateTrunc(word, i32)
+                                                     : b.CreateLoad(i32, b.CreateGEP(i32, en.inputs, b.CreateTrunc(word, i32)));
+      a.params.push_back(isFloat(par.dtype) ? b.CreateBitCast(x, b.getFloatTy()) : x);
+    }
+    for (size_t d = 0; d < v.func->taskGrid.size(); ++d)
+      a.index.push_back(b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(uint32_t(4 + d)))));
+    return a;
+  }
 
-    try {
-      auto* computeBlock = block("compute");
-      auto* loaderBlock = ring ? block("loader") : nullptr;
-      if (ring) b.CreateCondBr(b.CreateICmpULT(tid, b.getInt32(uint32_t(T))), computeBlock, loaderBlock);
-      else b.CreateBr(computeBlock);
+  // Dispatch: one case per variant, its code emitted once. `ready` (compute side) emits the
+  // task's waits: after the arguments are decoded, so their loads are in flight while thread 0
+  // polls, and nothing but the body is left between the last wait and the first load.
+  void dispatch(Code& k, V node, V rec, Side side, const std::function<void()>& ready) {
+    Builder& b = k.b;
+    V variant = b.CreateLoad(b.getInt32Ty(), b.CreateGEP(b.getInt32Ty(), rec, b.getInt32(2)));
+    auto* join = k.block("task.end");
+    // A task without a body (a node with no lowered form) still waits before it signals.
+    auto* none = ready ? k.block("task.none") : join;
+    auto* sw = b.CreateSwitch(variant, none, unsigned(variants_.size()));
+    if (ready) {
+      b.SetInsertPoint(none);
+      ready();
+      b.CreateBr(join);
+    }
+    for (size_t i = 0; i < variants_.size(); ++i) {
+      const Variant& v = variants_[i];
+      if (side == Side::Loader && v.streamed.empty()) continue;
+      auto* caseBlock = k.block("task.case");
+      sw->addCase(b.getInt32(uint32_t(i)), caseBlock);
+      b.SetInsertPoint(caseBlock);
+      TaskArgs a = decodeTaskArgs(k, v, node, rec);
+      V here = target_.threadIdHere(b);
+      k.env.tid = side == Side::Loader ? b.CreateSub(here, b.getInt32(uint32_t(k.shape.computeThreads))) : here;
+      if (ready) ready();
+      int64_t peak = 0;
+      k.env.tilePeak = &peak;
+      emitTask(k.env, v, a, side);
+      if (peak > k.tilePeak) k.tilePeak = peak, k.widest = &v;
+      b.CreateBr(join);
+    }
+    b.SetInsertPoint(join);
+  }
 
-      // --- Compute threads.
-      b.SetInsertPoint(computeBlock);
-      V abortPtr = smemAt(b.getInt32(SmemLayout::kAbortFlag));
-      env.ringWaitNs = argTrace ? smemAt(b.getInt32(SmemLayout::kTraceRingWait)) : nullptr;
-      loop(qBegin, qEnd, [&](V i) {
-        V rec = b.CreateGEP(i32, gTasks, b.CreateMul(i, b.getInt32(kTaskWords)));
-        // The next record is on this SM's path: start bringing it closer while this one runs.
-        target_.prefetchLine(b, b.CreateGEP(i32, rec, b.getInt32(kTaskWords)));
-        auto word = [&](int k) { return b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(uint32_t(k)))); };
-        env.taskId = word(0);
-        V node = word(1);
-        V waitBegin = word(8), waitEnd = word(9), sigBegin = word(10), sigEnd = word(11);
-        // Traced: thread 0 stamps the entry's TraceWord record (it is the thread that waits and
-        // signals, so its stamps bracket exactly those).
-        env.traceRecord = traceRecordOf(i);
-        auto stamp = [&](TraceWord w, V value) {
-          if (!argTrace) return;
-          b.CreateStore(value, b.CreateGEP(b.getInt64Ty(), env.traceRecord, b.getInt64(w)));
-        };
-        auto stampNow = [&](TraceWord w) {
-          if (argTrace) when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] { stamp(w, target_.globalTimerNs(b)); });
-        };
-        stampNow(TraceStart);
-        if (argTrace) when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] { b.CreateStore(b.getInt64(0), env.ringWaitNs); });
-        auto waits = [&] {
-          when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
-            loop(waitBegin, waitEnd, [&](V w) {
-              when(b.CreateICmpEQ(b.CreateLoad(i32, abortPtr), b.getInt32(0)), [&] {
-                V pair = b.CreateMul(w, b.getInt32(2));
-                V counter = u32At(gWaits, pair);
-                V want = b.CreateMul(argEpoch, u32At(gWaits, b.CreateAdd(pair, b.getInt32(1))));
-                V ctr = b.CreateGEP(i32, argSync, counter);
-                V failed = boundedWait(env, [&](V& seen) {
-                  seen = target_.loadAcquire(b, ctr);
-                  // Wrap-safe: the counter has reached `want` when their difference is >= 0.
-                  return b.CreateICmpSGE(b.CreateSub(seen, want), b.getInt32(0));
-                }, ErrCounterWait, counter, want);
-                when(failed, [&] { b.CreateStore(b.getInt32(1), abortPtr); });
-              });
+  // The TraceWord record of queue entry i (traced kernels; else null).
+  V traceRecordOf(Code& k, V i) {
+    if (!k.entry.trace) return nullptr;
+    Builder& b = k.b;
+    return b.CreateGEP(b.getInt64Ty(), k.entry.trace, b.CreateMul(b.CreateZExt(i, b.getInt64Ty()), b.getInt64(TraceWords)));
+  }
+
+  // The compute threads' walk of the SM's queue: per task, thread 0 waits for its counters, every
+  // thread runs the body, and after the releasing barrier thread 0 signals.
+  void emitComputeThreads(Code& k) {
+    Builder& b = k.b;
+    auto* i32 = b.getInt32Ty();
+    const int T = k.shape.computeThreads;
+    const Entry& en = k.entry;
+    TaskEnv& env = k.env;
+    V tid = k.tid;
+    V abortPtr = k.smemAt(b.getInt32(SmemLayout::kAbortFlag));
+    env.ringWaitNs = en.trace ? k.smemAt(b.getInt32(SmemLayout::kTraceRingWait)) : nullptr;
+    k.loop(k.qBegin, k.qEnd, [&](V i) {
+      V rec = b.CreateGEP(i32, k.tables.tasks, b.CreateMul(i, b.getInt32(kTaskWords)));
+      // The next record is on this SM's path: start bringing it closer while this one runs.
+      target_.prefetchLine(b, b.CreateGEP(i32, rec, b.getInt32(kTaskWords)));
+      auto word = [&](int w) { return b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(uint32_t(w)))); };
+      env.taskId = word(0);
+      V node = word(1);
+      V waitBegin = word(8), waitEnd = word(9), sigBegin = word(10), sigEnd = word(11);
+      // Traced: thread 0 stamps the entry's TraceWord record (it is the thread that waits and
+      // signals, so its stamps bracket exactly those).
+      env.traceRecord = traceRecordOf(k, i);
+      auto stamp = [&](TraceWord w, V value) {
+        if (!en.trace) return;
+        b.CreateStore(value, b.CreateGEP(b.getInt64Ty(), env.traceRecord, b.getInt64(w)));
+      };
+      auto stampNow = [&](TraceWord w) {
+        if (en.trace) k.when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] { stamp(w, target_.globalTimerNs(b)); });
+      };
+      stampNow(TraceStart);
+      if (en.trace) k.when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] { b.CreateStore(b.getInt64(0), env.ringWaitNs); });
+      auto waits = [&] {
+        k.when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
+          k.loop(waitBegin, waitEnd, [&](V w) {
+            k.when(b.CreateICmpEQ(b.CreateLoad(i32, abortPtr), b.getInt32(0)), [&] {
+              V pair = b.CreateMul(w, b.getInt32(2));
+              V counter = k.u32At(k.tables.waits, pair);
+              V want = b.CreateMul(en.epoch, k.u32At(k.tables.waits, b.CreateAdd(pair, b.getInt32(1))));
+              V ctr = b.CreateGEP(i32, en.sync, counter);
+              V failed = boundedWait(env, [&](V& seen) {
+                seen = target_.loadAcquire(b, ctr);
+                // Wrap-safe: the counter has reached `want` when their difference is >= 0.
+                return b.CreateICmpSGE(b.CreateSub(seen, want), b.getInt32(0));
+              }, ErrCounterWait, counter, want);
+              k.when(failed, [&] { b.CreateStore(b.getInt32(1), abortPtr); });
             });
           });
-          target_.barrier(b, 1, T);
-          auto* go = block("task.run");
-          b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i32, abortPtr), b.getInt32(0)), exitBlock, go);
-          b.SetInsertPoint(go);
-          stampNow(TraceReady);
-        };
-        dispatch(node, rec, Side::Compute, waits);
-        // Every thread's stores are done (the barrier orders them before thread 0's release).
-        target_.releaseBarrier(b, T);
-        when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
-          loop(sigBegin, sigEnd, [&](V s) { target_.releaseAdd(b, b.CreateGEP(i32, argSync, u32At(gSignals, s)), b.getInt32(1)); });
-          if (argTrace) {
-            stamp(TraceEnd, target_.globalTimerNs(b));
-            stamp(TraceRingWait, b.CreateLoad(b.getInt64Ty(), env.ringWaitNs));
-            stamp(TraceWhere, b.CreateOr(b.CreateShl(b.CreateZExt(node, b.getInt64Ty()), b.getInt64(32)),
-                                         b.CreateZExt(sm, b.getInt64Ty())));
-          }
         });
+        target_.barrier(b, 1, T);
+        auto* go = k.block("task.run");
+        b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i32, abortPtr), b.getInt32(0)), k.exit, go);
+        b.SetInsertPoint(go);
+        stampNow(TraceReady);
+      };
+      dispatch(k, node, rec, Side::Compute, waits);
+      // Every thread's stores are done (the barrier orders them before thread 0's release).
+      target_.releaseBarrier(b, T);
+      k.when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
+        k.loop(sigBegin, sigEnd, [&](V s) { target_.releaseAdd(b, b.CreateGEP(i32, en.sync, k.u32At(k.tables.signals, s)), b.getInt32(1)); });
+        if (en.trace) {
+          stamp(TraceEnd, target_.globalTimerNs(b));
+          stamp(TraceRingWait, b.CreateLoad(b.getInt64Ty(), env.ringWaitNs));
+          stamp(TraceWhere, b.CreateOr(b.CreateShl(b.CreateZExt(node, b.getInt64Ty()), b.getInt64(32)),
+                                       b.CreateZExt(k.sm, b.getInt64Ty())));
+        }
       });
-      b.CreateBr(exitBlock);
+    });
+    b.CreateBr(k.exit);
+  }
 
-      // --- The loader warp.
-      if (ring) {
-        b.SetInsertPoint(loaderBlock);
-        b.CreateStore(b.getInt32(0), seqSlot);
-        env.ringWaitNs = nullptr;  // the compute side's
-        env.loaderWaitNs = loaderWords[0];
-        env.loaderFirst = loaderWords[1];
-        env.loaderLast = loaderWords[2];
-        loop(qBegin, qEnd, [&](V i) {
-          V rec = b.CreateGEP(i32, gTasks, b.CreateMul(i, b.getInt32(kTaskWords)));
-          env.taskId = b.CreateLoad(i32, rec);
-          env.traceRecord = traceRecordOf(i);
-          if (argTrace)
-            for (auto* a : loaderWords) b.CreateStore(b.getInt64(0), a);
-          V node = b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(1)));
-          dispatch(node, rec, Side::Loader, nullptr);
-          if (argTrace)
-            when(b.CreateICmpEQ(tid, b.getInt32(uint32_t(T))), [&] {  // lane 0
-              const TraceWord words[3] = {TraceLoaderWait, TraceLoaderFirst, TraceLoaderLast};
-              for (int k = 0; k < 3; ++k)
-                b.CreateStore(b.CreateLoad(b.getInt64Ty(), loaderWords[k]),
-                              b.CreateGEP(b.getInt64Ty(), env.traceRecord, b.getInt64(words[k])));
-            });
+  // The loader warp's walk of the same queue: each task's weight tiles into the ring, no waits.
+  void emitLoaderWarp(Code& k) {
+    Builder& b = k.b;
+    auto* i32 = b.getInt32Ty();
+    const Entry& en = k.entry;
+    TaskEnv& env = k.env;
+    b.CreateStore(b.getInt32(0), k.seqSlot);
+    env.ringWaitNs = nullptr;  // the compute side's
+    env.loaderWaitNs = k.loaderWords[0];
+    env.loaderFirst = k.loaderWords[1];
+    env.loaderLast = k.loaderWords[2];
+    k.loop(k.qBegin, k.qEnd, [&](V i) {
+      V rec = b.CreateGEP(i32, k.tables.tasks, b.CreateMul(i, b.getInt32(kTaskWords)));
+      env.taskId = b.CreateLoad(i32, rec);
+      env.traceRecord = traceRecordOf(k, i);
+      if (en.trace)
+        for (auto* a : k.loaderWords) b.CreateStore(b.getInt64(0), a);
+      V node = b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(1)));
+      dispatch(k, node, rec, Side::Loader, nullptr);
+      if (en.trace)
+        k.when(b.CreateICmpEQ(k.tid, b.getInt32(uint32_t(k.shape.computeThreads))), [&] {  // lane 0
+          const TraceWord words[3] = {TraceLoaderWait, TraceLoaderFirst, TraceLoaderLast};
+          for (int w = 0; w < 3; ++w)
+            b.CreateStore(b.CreateLoad(b.getInt64Ty(), k.loaderWords[w]),
+                          b.CreateGEP(b.getInt64Ty(), env.traceRecord, b.getInt64(words[w])));
         });
-        b.CreateBr(exitBlock);
-      }
-    } catch (const Unsupported& u) {
-      SourceRange where;
-      for (const Variant& v : variants_)
-        if (v.func->name == u.op) where = v.func->range;
-      diags_.emit(where, BackendUnsupported, u.op, u.what);
-      return std::nullopt;
-    }
+    });
+    b.CreateBr(k.exit);
+  }
 
-    // Now the tile area is known: size the ring from what is left.
-    const int64_t tilesEnd = SmemLayout::kTiles + tilePeak;
+  // Now the tile area is known: sizes the ring from what is left (fills in mk_ring) and the
+  // launch. False after a diagnostic; out.ringRejected when too few slots fit.
+  bool sizeRing(const Code& k, llvm::GlobalVariable* gRing, Built& out) {
+    const ir::TargetDesc& td = mk_.target;
+    const BlockShape& shape = k.shape;
+    const int64_t tilesEnd = SmemLayout::kTiles + k.tilePeak;
     if (tilesEnd > td.smemPerBlock) {
-      diags_.emit(widest ? widest->func->range : SourceRange{}, BackendSmem, widest ? widest->func->name : "the step",
-                  tilesEnd, td.name, int64_t(td.smemPerBlock));
-      return std::nullopt;
+      diags_.emit(k.widest ? k.widest->func->range : SourceRange{}, BackendSmem,
+                  k.widest ? k.widest->func->name : "the step", tilesEnd, td.name, int64_t(td.smemPerBlock));
+      return false;
     }
     int64_t base = (tilesEnd + 127) / 128 * 128;
     int slots = 0;
-    if (ring && slotBytes > 0) {
-      int64_t fit = (td.smemPerBlock - base) / slotBytes;
+    if (shape.ring && shape.slotBytes > 0) {
+      int64_t fit = (td.smemPerBlock - base) / shape.slotBytes;
       // Any count: the slot of use `seq` is seq % slots with slots a folded constant.
       slots = int(std::min<int64_t>(fit, SmemLayout::kMaxSlots));
-      if (slots < std::max(2, needSlots)) {
+      if (slots < std::max(2, shape.needSlots)) {
         out.ringRejected = true;
-        return out;
+        return true;
       }
     }
     std::vector<uint32_t> ringWords{uint32_t(base), uint32_t(slots)};
-    gRing->setInitializer(llvm::ConstantDataArray::get(c, ringWords));
+    gRing->setInitializer(llvm::ConstantDataArray::get(*out.ctx, ringWords));
     gRing->setConstant(true);
 
     LaunchInfo& L = out.launch;
     L.arch = opt_.arch;
     L.gridSize = td.sms;
-    L.blockSize = blockSize;
-    L.computeThreads = T;
-    L.loaderWarp = ring;
+    L.blockSize = shape.blockSize;
+    L.computeThreads = shape.computeThreads;
+    L.loaderWarp = shape.ring;
     L.ringSlots = slots;
-    L.ringSlotBytes = ring ? slotBytes : 0;
-    L.dynamicSmemBytes = ring ? base + slots * slotBytes : tilesEnd;
+    L.ringSlotBytes = shape.ring ? shape.slotBytes : 0;
+    L.dynamicSmemBytes = shape.ring ? base + slots * shape.slotBytes : tilesEnd;
     L.syncCounters = int64_t(mk_.counters.size());
-    L.params = paramNames;
-    L.traceRecords = opt_.trace ? int64_t(tasks.size() / kTaskWords) : 0;
-    return out;
+    L.params = k.entry.paramNames;
+    L.traceRecords = opt_.trace ? k.tables.records : 0;
+    return true;
   }
 
   std::optional<Artifact> emitArtifact(Built built) {
@@ -603,13 +704,14 @@ class KernelBuilder {
 }  // namespace
 
 std::optional<Artifact> generate(const ir::Megakernel& kernel, const Options& options, DiagnosticEngine& diags) {
-  auto target = isAmdgpuArch(options.arch) ? makeAmdgpuTarget(options.arch) : makeNvptxTarget(options.arch);
-  if (!target) {
+  const ir::ArchDesc* arch = ir::findArch(options.arch);
+  if (!arch) {
     std::string known;
     for (const auto& a : archNames()) known += (known.empty() ? "" : ", ") + a;
     diags.emit(SourceRange{}, BackendUnknownArch, options.arch, known);
     return std::nullopt;
   }
+  auto target = makeTarget(*arch);
   return KernelBuilder(kernel, options, *target, diags).run();
 }
 

@@ -1,10 +1,29 @@
-// What the targets share: the pieces of the Target interface that are the same for every GPU.
+// What the targets share: the pieces of the Target interface that are the same for every GPU,
+// and the backends' view of the target registry (ir/target.h).
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/Support/ErrorHandling.h>
 
+#include "backend/backend.h"
 #include "backend/target.h"
 
 namespace mk::backend {
+
+std::vector<std::string> archNames() {
+  std::vector<std::string> out;
+  for (const auto& a : ir::archs()) out.push_back(a.name);
+  return out;
+}
+
+bool isKnownArch(const std::string& arch) { return ir::findArch(arch) != nullptr; }
+
+bool isAmdgpuArch(const std::string& arch) {
+  const ir::ArchDesc* a = ir::findArch(arch);
+  return a && a->family == ir::ArchFamily::Amdgpu;
+}
+
+std::unique_ptr<Target> makeTarget(const ir::ArchDesc& arch) {
+  return arch.family == ir::ArchFamily::Amdgpu ? makeAmdgpuTarget(arch) : makeNvptxTarget(arch);
+}
 
 void Target::noRing() const {
   llvm::report_fatal_error(llvm::StringRef("mkdsl internal error: the weight ring was used on target " + cpu() +

@@ -1,8 +1,8 @@
 // What the generic lowering asks of a GPU target. Everything target-specific (special registers,
 // barriers, atomics with scopes, async copies, fast math) is behind this interface, so the
-// kernel skeleton (kernel.cpp) and the tile lowering (tile.cpp) are shared by every backend.
+// kernel skeleton (kernel.cpp) and the tile lowering (tile/) are shared by every backend.
 //
-// Lanes: the generic code works in 32-lane groups (a "warp" of tile.cpp: `tid % 32`, butterflies
+// Lanes: the generic code works in 32-lane groups (a "warp" of tile/: `tid % 32`, butterflies
 // with xor masks 1..16), whatever warpSize() is. A wave64 target exchanges values within each
 // 32-lane half of its wave, which is what an xor mask below 32 asks for.
 #pragma once
@@ -14,6 +14,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include "ir/target.h"
 #include "ir/tile.h"
 
 namespace mk::backend {
@@ -119,9 +120,10 @@ class Target {
 // exact for the rotary angles (|x| up to ~1e5). For sin/cos instructions accurate near 0 only.
 llvm::Value* reduceByTwoPi(Builder& b, llvm::Value* x);
 
-// NVPTX: sm_90a, sm_90, sm_80. Null for an unknown architecture.
-std::unique_ptr<Target> makeNvptxTarget(const std::string& arch);
-// AMDGPU (amdgcn-amd-amdhsa): gfx942, gfx90a. Null for an unknown architecture.
-std::unique_ptr<Target> makeAmdgpuTarget(const std::string& arch);
+// The target of an architecture of the registry (ir/target.h), by its family: NVPTX or AMDGPU
+// (amdgcn-amd-amdhsa).
+std::unique_ptr<Target> makeTarget(const ir::ArchDesc& arch);
+std::unique_ptr<Target> makeNvptxTarget(const ir::ArchDesc& arch);
+std::unique_ptr<Target> makeAmdgpuTarget(const ir::ArchDesc& arch);
 
 }  // namespace mk::backend

@@ -3,7 +3,6 @@
 
 #include "ir/graph.h"
 #include "ir/megakernel.h"
-#include "ir/target.h"
 #include "ir/tile.h"
 
 namespace mk::ir {
@@ -103,36 +102,6 @@ int64_t Region::elements() const {
   int64_t n = 1;
   for (auto [lo, hi] : ranges) n *= std::max<int64_t>(0, hi - lo);
   return n;
-}
-
-namespace {
-const std::vector<TargetDesc>& targets() {
-  // SM (CU) counts and shared memory (LDS) per block (opt-in maximum) of the shipping parts;
-  // bandwidth is the datasheet figure, used only to weigh costs.
-  static const std::vector<TargetDesc> kTargets = {
-      // L2 look-ahead 8: bench/results/2026-12-01-perf-7, call 4.
-      {"h200", "sm_90a", 132, 227 * 1024, 32, 512, 4.8e12, 8},
-      {"h100", "sm_90a", 132, 227 * 1024, 32, 512, 3.35e12},
-      {"a100", "sm_80", 108, 163 * 1024, 32, 512, 2.0e12},
-      {"mi300x", "gfx942", 304, 64 * 1024, 64, 512, 5.3e12},
-      // One GCD of an MI250X: the package's two dies (110 CUs and 1.6 TB/s each) are two devices
-      // to HIP, and a kernel runs on one.
-      {"mi250x", "gfx90a", 110, 64 * 1024, 64, 512, 1.6e12},
-  };
-  return kTargets;
-}
-}  // namespace
-
-std::optional<TargetDesc> findTarget(const std::string& name) {
-  for (const auto& t : targets())
-    if (t.name == name) return t;
-  return std::nullopt;
-}
-
-std::vector<std::string> targetNames() {
-  std::vector<std::string> out;
-  for (const auto& t : targets()) out.push_back(t.name);
-  return out;
 }
 
 }  // namespace mk::ir

@@ -1,4 +1,6 @@
-// What a target GPU offers the scheduler. Plain data: the backends add their own details.
+// The targets mkdsl knows, in one registry (ir/targets.cpp): the code architectures the backends
+// emit, with their backend family and capabilities, and the GPUs, each with its architecture
+// and what it offers the scheduler. Plain data: the backends add their own details.
 #pragma once
 
 #include <optional>
@@ -7,9 +9,29 @@
 
 namespace mk::ir {
 
+// Which backend emits an architecture: NVPTX (PTX) or AMDGPU (an ELF object and AMDGCN).
+enum class ArchFamily { Nvptx, Amdgpu };
+
+struct ArchDesc {
+  std::string name;  // sm_90a, sm_90, sm_80, gfx942, gfx90a (`--target`)
+  ArchFamily family;
+  // Hopper's asynchronous-copy features (sm_90): cp.async.bulk completing on mbarrier
+  // transactions, mbarrier.try_wait and fence.mbarrier_init. Without them the weight ring is
+  // filled 16 bytes a lane (cp.async) and polled with mbarrier.test_wait.
+  bool bulkAsyncCopy = false;
+  // The loader warp runs on top of the block's compute threads: the 17 warps leave 96 registers
+  // a thread, enough for the Hopper kernels (88 for Llama-3.2-1B); sm_80's spill there, so its
+  // loader warp is one of the 16.
+  bool loaderWarpOnTop = false;
+};
+
+// The architectures, in the order `--target`'s messages list them; null for an unknown name.
+const std::vector<ArchDesc>& archs();
+const ArchDesc* findArch(const std::string& name);
+
 struct TargetDesc {
   std::string name;          // h200, h100, a100, mi300x, mi250x
-  std::string arch;          // sm_90a, sm_80, gfx942, gfx90a
+  std::string arch;          // sm_90a, sm_80, gfx942, gfx90a: an ArchDesc's name
   int sms = 132;             // persistent blocks: one per SM / CU
   int smemPerBlock = 227 * 1024;
   int warpSize = 32;
@@ -21,6 +43,7 @@ struct TargetDesc {
   int l2AheadTiles = 0;
 };
 
+// The GPUs (`--gpu`), in the order messages list them.
 std::optional<TargetDesc> findTarget(const std::string& name);
 std::vector<std::string> targetNames();
 

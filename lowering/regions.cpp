@@ -2,6 +2,9 @@
 // interval [lo, hi] (infinite ends saturate at +-kInf); every Load and Store adds its box to the
 // task's boxes of the tensor it names (Analyzer::addBox). The result is a superset of what the
 // task can touch at run time, which is all dependency analysis needs.
+//
+// Not ir/static_facts.h's analysis (the backend's): that one holds for every task of an op at
+// once (indices unknown) and only for locals written once; this one is per task, flow-sensitive.
 #include "lowering/regions.h"
 
 #include <algorithm>

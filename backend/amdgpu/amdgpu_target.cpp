@@ -32,7 +32,7 @@ constexpr const char* kWorkGroupSize = "amdgpu-flat-work-group-size";
 
 class AmdgpuTarget final : public Target {
  public:
-  explicit AmdgpuTarget(std::string arch) : arch_(std::move(arch)) {}
+  explicit AmdgpuTarget(const ir::ArchDesc& arch) : arch_(arch.name) {}
 
   std::string triple() const override { return "amdgcn-amd-amdhsa"; }
   std::string cpu() const override { return arch_; }
@@ -194,8 +194,7 @@ class AmdgpuTarget final : public Target {
 
 }  // namespace
 
-std::unique_ptr<Target> makeAmdgpuTarget(const std::string& arch) {
-  if (arch != "gfx942" && arch != "gfx90a") return nullptr;
+std::unique_ptr<Target> makeAmdgpuTarget(const ir::ArchDesc& arch) {
   return std::make_unique<AmdgpuTarget>(arch);
 }
 

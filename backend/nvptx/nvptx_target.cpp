@@ -1,4 +1,4 @@
-// NVPTX (sm_90a, sm_90, sm_80). What LLVM 19 cannot select, or selects without the ordering we
+// NVPTX (the registry's ArchFamily::Nvptx architectures). What LLVM 19 cannot select, or selects without the ordering we
 // need (scoped acquire loads and release reductions, mbarriers, bulk async copies, the global
 // timer), is written here as inline PTX: this file is the one place that spells PTX by hand.
 #include <llvm/IR/InlineAsm.h>
@@ -17,18 +17,16 @@ using llvm::Value;
 
 class NvptxTarget final : public Target {
  public:
-  explicit NvptxTarget(std::string arch) : arch_(std::move(arch)) {}
+  explicit NvptxTarget(const ir::ArchDesc& arch) : arch_(arch) {}
 
   std::string triple() const override { return "nvptx64-nvidia-cuda"; }
-  std::string cpu() const override { return arch_; }
+  std::string cpu() const override { return arch_.name; }
   // PTX ISA 8.0 is the first with sm_90a, mbarrier expect_tx and cp.async.bulk.
   std::string features() const override { return "+ptx80"; }
   std::string kernelDirective() const override { return ".entry"; }
   int warpSize() const override { return 32; }
   unsigned globalSpace() const override { return 1; }
   unsigned sharedSpace() const override { return 3; }
-  bool hopper() const { return arch_ != "sm_80"; }
-
   void markKernel(llvm::Function* f, int threads) const override {
     llvm::Module& m = *f->getParent();
     llvm::LLVMContext& c = m.getContext();
@@ -112,17 +110,15 @@ class NvptxTarget final : public Target {
   }
 
   bool asyncWeightRing() const override { return true; }
-  bool bulkCopy() const override { return hopper(); }
-  // 17 warps leave 96 registers a thread: enough for the Hopper kernels (88 for Llama-3.2-1B),
-  // not for sm_80's, which spill there; sm_80 keeps 16 warps, one of them the loader.
-  bool loaderWarpOnTop() const override { return hopper(); }
+  bool bulkCopy() const override { return arch_.bulkAsyncCopy; }
+  bool loaderWarpOnTop() const override { return arch_.loaderWarpOnTop; }
   void mbarrierInit(Builder& b, Value* bar, int count) const override {
     asmCall(b, b.getVoidTy(), {addr(b, bar)}, "mbarrier.init.shared.b64 [$0], " + std::to_string(count) + ";",
             "l,~{memory}", true);
   }
   void mbarrierInitFence(Builder& b) const override {
     // Makes the initialised barriers visible to the async proxy that completes bulk copies.
-    if (hopper()) asmCall(b, b.getVoidTy(), {}, "fence.mbarrier_init.release.cluster;", "~{memory}", true);
+    if (arch_.bulkAsyncCopy) asmCall(b, b.getVoidTy(), {}, "fence.mbarrier_init.release.cluster;", "~{memory}", true);
   }
   void mbarrierArrive(Builder& b, Value* bar) const override {
     asmCall(b, b.getVoidTy(), {addr(b, bar)}, "{ .reg .b64 st; mbarrier.arrive.shared.b64 st, [$0]; }", "l,~{memory}", true);
@@ -132,7 +128,7 @@ class NvptxTarget final : public Target {
             "{ .reg .b64 st; mbarrier.arrive.expect_tx.shared.b64 st, [$0], $1; }", "l,r,~{memory}", true);
   }
   Value* mbarrierTryWait(Builder& b, Value* bar, Value* parity) const override {
-    std::string op = hopper() ? "mbarrier.try_wait.parity.shared.b64" : "mbarrier.test_wait.parity.shared.b64";
+    std::string op = arch_.bulkAsyncCopy ? "mbarrier.try_wait.parity.shared.b64" : "mbarrier.test_wait.parity.shared.b64";
     Value* r = asmCall(b, b.getInt32Ty(), {addr(b, bar), parity},
                        "{ .reg .pred p; " + op + " p, [$1], $2; selp.u32 $0, 1, 0, p; }", "=r,l,r,~{memory}", true);
     return b.CreateICmpNE(r, b.getInt32(0));
@@ -179,13 +175,12 @@ class NvptxTarget final : public Target {
     return asmCall(b, b.getFloatTy(), {x}, op + " $0, $1;", "=f,f", false);
   }
 
-  std::string arch_;
+  const ir::ArchDesc& arch_;
 };
 
 }  // namespace
 
-std::unique_ptr<Target> makeNvptxTarget(const std::string& arch) {
-  if (arch != "sm_90a" && arch != "sm_90" && arch != "sm_80") return nullptr;
+std::unique_ptr<Target> makeNvptxTarget(const ir::ArchDesc& arch) {
   return std::make_unique<NvptxTarget>(arch);
 }
 

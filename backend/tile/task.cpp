@@ -1,0 +1,225 @@
+// TileGen's entry and the statements of an op body: control flow, lets and assignments of tiles
+// and scalars, stores; each statement ends with a barrier of the compute threads.
+#include <algorithm>
+
+#include "backend/tile/tile_gen.h"
+
+namespace mk::backend::tile {
+
+void TileGen::run() {
+  // Tile locals get fixed places for the whole task; temporaries stack above them.
+  int64_t at = SmemLayout::kTiles;
+  tileOffset_.assign(fn_.locals.size(), -1);
+  for (size_t s = 0; s < fn_.locals.size(); ++s) {
+    if (fn_.locals[s].shape.empty()) continue;
+    tileOffset_[s] = at;
+    at += align16(ir::elementCount(fn_.locals[s].shape) * 4);
+  }
+  localsEnd_ = at;
+  top_ = at;
+  peak_ = at - SmemLayout::kTiles;
+  while (env_.scalarSlots->size() < fn_.locals.size()) {
+    llvm::IRBuilder<> eb(&env_.fn->getEntryBlock(), env_.fn->getEntryBlock().begin());
+    env_.scalarSlots->push_back(eb.CreateAlloca(b_.getInt32Ty(), nullptr, "local"));
+  }
+  if (side_ == Side::Compute) prefetchLoads();
+  block(fn_.body);
+  *env_.tilePeak = std::max(*env_.tilePeak, peak_);
+}
+
+// Every element index 0 .. n-1 of a tile, spread over the compute threads. The rounds in which
+// every thread has an element are straight-line code, so their global loads are in flight
+// together (a loop would wait out each round's load latency before the next); longer tiles
+// loop, unrolled by as many rounds.
+void TileGen::forEachElement(int64_t n, const std::function<void(V)>& body) {
+  const int64_t full = n / T();
+  if (full > kStraightRounds) {
+    loop(env_.tid, ci(n), ci(T()), body, int(kStraightRounds));
+    return;
+  }
+  for (int64_t j = 0; j < full; ++j) body(b_.CreateAdd(env_.tid, ci(j * T())));
+  if (n % T() == 0) return;
+  V last = b_.CreateAdd(env_.tid, ci(full * T()));
+  when(b_.CreateICmpULT(last, ci(n)), [&] { body(last); });
+}
+
+// The same, for an element's value and then what is done with it: the straight-line rounds
+// compute every value before the first `put`, so no load waits behind another round's store.
+void TileGen::forEachElement(int64_t n, const std::function<V(V)>& value, const std::function<void(V, V)>& put) {
+  const int64_t full = n / T();
+  if (full > kStraightRounds) {
+    forEachElement(n, [&](V i) { put(i, value(i)); });
+    return;
+  }
+  std::vector<std::pair<V, V>> done;
+  for (int64_t j = 0; j < full; ++j) {
+    V i = b_.CreateAdd(env_.tid, ci(j * T()));
+    done.emplace_back(i, value(i));
+  }
+  for (auto& [i, x] : done) put(i, x);
+  if (n % T() == 0) return;
+  V last = b_.CreateAdd(env_.tid, ci(full * T()));
+  when(b_.CreateICmpULT(last, ci(n)), [&] { put(last, value(last)); });
+}
+
+// Whether `e` reads local `slot` at another element than the one being written.
+bool TileGen::readsShifted(const Expr& e, int slot, bool shifted) {
+  if (e.kind == ExprKind::Local && e.index == slot) return shifted;
+  bool s = shifted || e.kind == ExprKind::Slice || e.kind == ExprKind::Concat || e.kind == ExprKind::RowDot ||
+           e.kind == ExprKind::ColDot || e.kind == ExprKind::Reduce || e.kind == ExprKind::Dot;
+  for (const auto& o : e.operands)
+    if (o && readsShifted(*o, slot, s)) return true;
+  return false;
+}
+
+void TileGen::beginStatement() {
+  scalars_.clear();
+  tiles_.clear();
+  ring_.clear();
+  top_ = localsEnd_;
+}
+
+void TileGen::block(const ir::Block& stmts) {
+  for (const auto& s : stmts) statement(*s);
+}
+
+void TileGen::statement(const Stmt& s) {
+  if (side_ == Side::Loader) return loaderStatement(s);
+  beginStatement();
+  switch (s.kind) {
+    case StmtKind::For: {
+      if (!s.lo || !s.hi || s.step <= 0) unsupported("a loop without bounds or with a step <= 0");
+      if (fusedRowdotLoop(s)) return;
+      V lo = convert(s.lo->dtype, DType::I32, scalar(*s.lo)), hi = convert(s.hi->dtype, DType::I32, scalar(*s.hi));
+      const DType t = fn_.locals.at(size_t(s.slot)).dtype;
+      const std::vector<const Expr*> ahead = iterationLoads(s);
+      if (!ahead.empty()) when(b_.CreateICmpSLT(lo, hi), [&] { prefetchIteration(s, ahead, lo); });
+      loop(lo, hi, ci(s.step), [&](V i) {
+        if (!ahead.empty()) {
+          V next = b_.CreateAdd(i, ci(s.step));
+          when(b_.CreateICmpSLT(next, hi), [&] { prefetchIteration(s, ahead, next); });
+        }
+        writeScalarLocal(s.slot, convert(DType::I32, t, i));
+        block(s.body);
+      });
+      return;
+    }
+    case StmtKind::If: {
+      if (!s.value || !s.value->shape.empty()) unsupported("an `if` whose condition is not a scalar");
+      prepare(*s.value);
+      V c = b_.CreateICmpNE(convert(s.value->dtype, DType::Bool, scalar(*s.value)), ci(0));
+      auto* t = newBlock("if.then");
+      auto* e = newBlock("if.else");
+      auto* j = newBlock("if.end");
+      b_.CreateCondBr(c, t, e);
+      b_.SetInsertPoint(t);
+      block(s.body);
+      b_.CreateBr(j);
+      b_.SetInsertPoint(e);
+      block(s.otherwise);
+      b_.CreateBr(j);
+      b_.SetInsertPoint(j);
+      return;
+    }
+    default: break;
+  }
+  std::vector<V> slots = acquireSlots(s);
+  if (accumulatesRowdot(s)) {
+    const Expr& rd = *s.value;
+    for (const auto& o : rd.operands) prepare(*o);
+    TileRef acc = localTile(s.slot);
+    rowdot(rd, &acc);  // ends with a barrier
+    finishStatement(slots);
+    return;
+  }
+  if (s.value) prepare(*s.value);
+  bool tiles = false;
+  switch (s.kind) {
+    case StmtKind::Let:
+    case StmtKind::Assign: {
+      const auto& L = fn_.locals.at(size_t(s.slot));
+      if (L.shape.empty()) {
+        if (!s.value) {
+          writeScalarLocal(s.slot, isFloat(L.dtype) ? cf(0) : ci(0));
+        } else if (s.kind == StmtKind::Let || s.assign == ir::AssignOp::Set) {
+          writeScalarLocal(s.slot, convert(s.value->dtype, L.dtype, scalar(*s.value)));
+        } else {
+          V cur = readScalarLocal(s.slot);
+          writeScalarLocal(s.slot, binary(compound(s.assign), L.dtype, L.dtype, s.value->dtype, cur, scalar(*s.value)));
+        }
+        break;
+      }
+      tiles = true;
+      const int64_t n = ir::elementCount(L.shape);
+      TileRef dst = localTile(s.slot);
+      if (!s.value) {
+        forEachElement(n, [&](V i) { writeTile(dst, i, isFloat(L.dtype) ? cf(0) : ci(0)); });
+        break;
+      }
+      const Expr& val = *s.value;
+      const bool set = s.kind == StmtKind::Let || s.assign == ir::AssignOp::Set;
+      // A value that reads this local at other elements is computed in full first.
+      auto value = [&](V i) { return elem(val, val.shape.empty() ? ci(0) : i); };
+      if (readsShifted(val, s.slot, false)) {
+        TileRef tmp = allocTemp(n, val.dtype);
+        forEachElement(n, value, [&](V i, V x) { writeTile(tmp, i, x); });
+        barrier();
+        tiles_[&val] = tmp;
+      }
+      forEachElement(n, value, [&](V i, V x) {
+        if (set) writeTile(dst, i, convert(val.dtype, L.dtype, x));
+        else writeTile(dst, i, binary(compound(s.assign), L.dtype, L.dtype, val.dtype, readTile(dst, i), x));
+      });
+      break;
+    }
+    case StmtKind::Store: {
+      if (!s.value) unsupported("a store without a value");
+      const ir::Tensor& t = tensorOf(s.tensor);
+      std::vector<V> st = starts(s.region);
+      const int64_t n = regionElements(s.region);
+      const Expr& val = *s.value;
+      auto value = [&](V i) { return convert(val.dtype, t.dtype, elem(val, val.shape.empty() ? ci(0) : i)); };
+      auto put = [&](V i, V x) {
+        storeStorage(t.dtype, at(t.dtype, args_.params[size_t(s.tensor)], physOffset(t, coordsOf(s.region, st, i))), x);
+      };
+      tiles = true;
+      if (n == 1) when(b_.CreateICmpEQ(env_.tid, ci(0)), [&] { put(ci(0), value(ci(0))); });
+      else forEachElement(n, value, put);
+      break;
+    }
+    default: break;
+  }
+  if (tiles || !slots.empty()) barrier();
+  finishStatement(slots);
+}
+
+// `acc += rowdot(A, x)` on an f32 tile local that the operands do not read.
+bool TileGen::accumulatesRowdot(const Stmt& s) const {
+  if (s.kind != StmtKind::Assign || s.assign != ir::AssignOp::Add || !s.value || s.value->kind != ExprKind::RowDot) return false;
+  const auto& L = fn_.locals.at(size_t(s.slot));
+  if (L.shape.empty() || L.dtype != DType::F32 || s.value->dtype != DType::F32 || L.shape != s.value->shape) return false;
+  std::function<bool(const Expr&)> reads = [&](const Expr& e) {
+    if (e.kind == ExprKind::Local && e.index == s.slot) return true;
+    for (const auto& o : e.operands)
+      if (o && reads(*o)) return true;
+    for (const auto& r : e.region)
+      if (r.start && reads(*r.start)) return true;
+    return false;
+  };
+  return !reads(*s.value);
+}
+
+BinaryOp TileGen::compound(ir::AssignOp a) {
+  return a == ir::AssignOp::Add ? BinaryOp::Add : a == ir::AssignOp::Sub ? BinaryOp::Sub
+       : a == ir::AssignOp::Mul ? BinaryOp::Mul : BinaryOp::Div;
+}
+
+}  // namespace mk::backend::tile
+
+namespace mk::backend {
+
+void emitTask(const TaskEnv& env, const Variant& v, const TaskArgs& args, Side side) {
+  tile::TileGen(env, v, args, side).run();
+}
+
+}  // namespace mk::backend

@@ -1,0 +1,224 @@
+// Internal to backend/tile/: the tile lowering's context, shared by its files (one per op family
+// and concern, each defining its part of TileGen). Tile IR -> LLVM IR for one task, shared by
+// every target.
+//
+// How a block runs an op body: scalar values (loop counters, `pos`, reductions) are uniform,
+// computed by every compute thread alike. A tile value is evaluated element by element where
+// it is used: element i of an elementwise tree is computed by thread i % T from its leaves
+// (loads, locals, iota), without materialising the intermediate tiles. Only what needs the whole
+// block (reductions, dot products, rowdot/coldot) is computed block-wide into a shared-memory
+// temporary first; tile locals live in shared memory too. Every statement that touches tiles
+// ends with a barrier of the compute threads.
+//
+// Values are held as f32 for float dtypes (bf16/f16 values already rounded, as the interpreter
+// does) and as i32 for i32 and bool; shared-memory tiles use 4 bytes per element.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backend/codegen.h"
+#include "ir/static_facts.h"
+
+namespace mk::backend::tile {
+
+using ir::BinaryOp;
+using ir::Expr;
+using ir::ExprKind;
+using ir::Layout;
+using ir::ReduceOp;
+using ir::Stmt;
+using ir::StmtKind;
+using ir::UnaryOp;
+using llvm::Value;
+using V = llvm::Value*;
+
+// --- Facts of the op body the ring plan and the lowering share (plan.cpp, layout.cpp).
+
+// The physical element stride of each logical dimension when the layout is affine with a
+// contiguous last dimension (row-major, interleaved rows, padded, tiled with full-width tiles);
+// empty otherwise.
+std::vector<int64_t> affineStrides(const ir::Tensor& t);
+// The streamed loads of one statement, in the order both sides walk them.
+std::vector<const Expr*> streamedOf(const Stmt& s, const std::set<const Expr*>& streamed);
+bool containsStreamed(const ir::Block& block, const std::set<const Expr*>& streamed);
+// Elements of a region, a dimension of length 0 (a single index) counting as 1.
+int64_t regionElements(const std::vector<ir::RegionDim>& region);
+// The bytes of `load` when it reads exactly one tile of a `tiled(R, C)` layout (rows start at a
+// multiple of R, columns at a multiple of C, both known before the task runs): one contiguous
+// block, copied in one piece. 0 otherwise.
+int64_t wholeTileBytes(const Expr& load, const ir::Tensor& t, const ir::StaticFacts& st);
+
+class TileGen {
+ public:
+  TileGen(const TaskEnv& env, const Variant& v, const TaskArgs& args, Side side)
+      : env_(env), b_(*env.b), v_(v), fn_(*v.func), args_(args), side_(side), statics_(*v.func) {}
+
+  void run();  // task.cpp
+
+ private:
+  static int64_t align16(int64_t n) { return (n + 15) / 16 * 16; }
+  // Bytes of shared memory a streamed matvec loop may use for its staged input vector.
+  static constexpr int64_t kStagedBytes = 32 * 1024;
+  llvm::LLVMContext& ctx() { return b_.getContext(); }
+  llvm::Type* f32() { return b_.getFloatTy(); }
+  llvm::Type* i32() { return b_.getInt32Ty(); }
+  llvm::Type* repr(DType t) { return isFloat(t) ? f32() : i32(); }
+  V cf(double x) { return llvm::ConstantFP::get(f32(), x); }
+  V ci(int64_t x) { return b_.getInt32(uint32_t(int32_t(x))); }
+  int T() const { return env_.computeThreads; }
+
+  [[noreturn]] void unsupported(const std::string& what) { throw Unsupported{what, fn_.name}; }
+
+  // --- Control flow helpers (task.cpp) -------------------------------------------------------
+  llvm::BasicBlock* newBlock(const char* name) { return llvm::BasicBlock::Create(ctx(), name, env_.fn); }
+  void loop(V lo, V hi, V step, const std::function<void(V)>& body, int unroll = 0) {
+    emitLoop(b_, env_.fn, lo, hi, step, body, unroll);
+  }
+  void when(V cond, const std::function<void()>& then) { emitIf(b_, env_.fn, cond, then); }
+  static constexpr int64_t kStraightRounds = 8;
+  void forEachElement(int64_t n, const std::function<void(V)>& body);
+  void forEachElement(int64_t n, const std::function<V(V)>& value, const std::function<void(V, V)>& put);
+  void barrier() { env_.target->barrier(b_, 1, T()); }
+
+  // --- Numbers and elementwise evaluation (elementwise.cpp) -----------------------------------
+  V roundTo(DType t, V x);
+  V toFloat(DType from, V x);
+  V convert(DType from, DType to, V x);
+  V expf(V x);
+  V logf(V x);
+  V unary(UnaryOp op, DType t, V x);
+  V binary(BinaryOp op, DType t, DType ta, DType tb, V a, V b);
+  V elem(const Expr& e, V idx);
+
+  // --- Memory: storage and the layout address (layout.cpp) ------------------------------------
+  llvm::Type* storageType(DType t) { return backend::storageType(b_, t); }
+  V loadStorage(DType t, V ptr) { return backend::loadStorage(b_, t, ptr); }
+  void storeStorage(DType t, V ptr, V x);
+  V at(DType t, V base, V elemOffset /*i64*/) { return b_.CreateGEP(storageType(t), base, elemOffset); }
+  V physOffset(const ir::Tensor& t, const std::vector<V>& c);
+
+  // --- Prefetching (prefetch.cpp) -------------------------------------------------------------
+  static bool fromIndices(const Expr& e, int loopSlot = -1);
+  void prefetchLoads();
+  int64_t prefetchLines(const Expr& load, int64_t firstThread, bool l2);
+  std::vector<const Expr*> iterationLoads(const Stmt& loopStmt);
+  void prefetchIteration(const Stmt& loopStmt, const std::vector<const Expr*>& loads, V k);
+  void atLoopValue(const Stmt& loopStmt, V value, V restore, const std::function<void()>& body);
+
+  // --- Values: tiles, locals, parameters, scalars (values.cpp) --------------------------------
+  struct TileRef {
+    V base = nullptr;  // ptr addrspace(3), 4-byte elements
+    DType dtype = DType::F32;
+  };
+  const ir::Tensor& tensorOf(int param);
+  V tilePtr(int64_t offset) { return smemPtr(env_, ci(offset)); }
+  TileRef allocTemp(int64_t elements, DType t);
+  V readTile(const TileRef& t, V idx);
+  void writeTile(const TileRef& t, V idx, V x) { b_.CreateStore(x, b_.CreateGEP(repr(t.dtype), t.base, idx)); }
+  TileRef localTile(int slot);
+  V scalarSlot(int slot) { return (*env_.scalarSlots)[size_t(slot)]; }
+  V readScalarLocal(int slot);
+  void writeScalarLocal(int slot, V x);
+  llvm::AllocaInst* entryAlloca(llvm::Type* t);
+  V paramScalar(int index, DType want);
+  std::vector<V> starts(const std::vector<ir::RegionDim>& region);
+  std::vector<V> coordsOf(const std::vector<ir::RegionDim>& region, const std::vector<V>& s, V idx);
+  V scalar(const Expr& e);
+  const Expr& operand(const Expr& e, size_t i);
+  V scalarRaw(const Expr& e);
+  void prepare(const Expr& e);
+
+  // --- Block reductions and dot (reduce.cpp) --------------------------------------------------
+  struct Partial {
+    V value;
+    V index;  // argmax/argmin position (i32), or null
+  };
+  Partial blockReduce(ReduceOp op, DType accT, Partial p);
+  Partial reduceElements(ReduceOp op, DType accT, int64_t n, const std::function<V(V)>& value);
+  V reduce(const Expr& e);
+  V dot(const Expr& e);
+
+  // --- Rowdot (rowdot.cpp) --------------------------------------------------------------------
+  // How a rowdot reads its matrix: rows of `stride` elements from `base` when contiguous.
+  struct RowAccess {
+    V base = nullptr;  // the element (0, 0) of the operand; null: element by element
+    DType storage = DType::F32;
+    int64_t stride = 0;
+    bool vector = false;  // rows can be read 16 bytes at a time
+  };
+  RowAccess rowAccess(const Expr& A, int64_t K);
+  std::vector<V> loadVector(const RowAccess& a, V elemOffset /*i64*/, V swapHalves = nullptr);
+  bool flatRowdot(const RowAccess& acc, int64_t M, int64_t K, const Expr& x, const std::function<void(V, V)>& put);
+  TileRef rowdot(const Expr& e, const TileRef* into = nullptr);
+
+  // --- Coldot (coldot.cpp) --------------------------------------------------------------------
+  TileRef coldot(const Expr& e);
+
+  // --- The streamed matvec loop (matvec.cpp) --------------------------------------------------
+  struct VectorSource {
+    const Expr* tile = nullptr;  // a tile local (f32 in shared memory) ...
+    const Expr* load = nullptr;  // ... or a load of a contiguous run of a float tensor
+    const Expr* start = nullptr; // the element the run starts at within the local (null: 0)
+  };
+  struct FusedRowdot {
+    const Stmt* stmt = nullptr;
+    const Expr* weights = nullptr;  // the streamed load
+    VectorSource x;
+    int64_t rows = 0, cols = 0, per = 0, vecsPerRow = 0, seg = 0;
+    int accumulators = 0;  // per thread
+  };
+  static const Expr* stripFloatCasts(const Expr* e);
+  std::optional<VectorSource> vectorSource(const Expr& x, const std::map<int, const Expr*>& aliases);
+  std::optional<std::vector<FusedRowdot>> fusedRowdots(const Stmt& loopStmt, std::map<int, const Expr*>& aliases);
+  std::vector<V> loadRun(V base, DType storage, V off /*i64*/, int64_t per);
+  std::vector<V> loadRunSpread(V base, V off /*i64*/, V upperFirst);
+  bool fusedRowdotLoop(const Stmt& s);
+
+  // --- Statements (task.cpp) ------------------------------------------------------------------
+  static bool readsShifted(const Expr& e, int slot, bool shifted);
+  void beginStatement();
+  void block(const ir::Block& stmts);
+  void statement(const Stmt& s);
+  bool accumulatesRowdot(const Stmt& s) const;
+  static BinaryOp compound(ir::AssignOp a);
+
+  // --- The weight ring, compute side (ring.cpp) -----------------------------------------------
+  V addElapsed(V acc, V since);
+  std::vector<V> acquireSlots(const Stmt& s);
+  void releaseSlots(const std::vector<V>& slots, bool blockDone = true);
+  void finishStatement(const std::vector<V>& slots);
+
+  // --- The loader warp (loader.cpp) -----------------------------------------------------------
+  // The loader's enclosing K loop: its statement, bound, current value, and (with l2AheadTiles)
+  // the next loop value whose tile is not yet prefetched. One position for all the loop's
+  // streamed loads: the first load's waits advance it (docs/backend.md).
+  struct LoaderLoop {
+    const Stmt* stmt;
+    V hi, now, ahead;
+  };
+  void loaderStatement(const Stmt& s);
+  void prefetchAhead(const Expr& load, const LoaderLoop& l, int64_t bytes);
+  void issue(const Expr& load);
+
+  const TaskEnv& env_;
+  Builder& b_;
+  const Variant& v_;
+  const ir::TileFunc& fn_;
+  const TaskArgs& args_;
+  Side side_;
+  ir::StaticFacts statics_;
+  std::vector<int64_t> tileOffset_;
+  int64_t localsEnd_ = 0, top_ = 0, peak_ = 0;
+  std::map<const Expr*, V> scalars_;
+  std::map<const Expr*, TileRef> tiles_;
+  std::map<const Expr*, V> ring_;
+  std::vector<const LoaderLoop*> loaderLoops_;  // the loader side's enclosing K loops, innermost last
+};
+
+}  // namespace mk::backend::tile
