@@ -9,6 +9,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "ir/builtins.h"
 #include "support/json.h"
 
 namespace mk::ir {
@@ -211,7 +212,7 @@ class FuncPrinter {
     return prec(*e.operands[i]) < need ? "(" + s + ")" : s;
   }
   std::string call(const char* name, const Expr& e) const {
-    std::string s = std::string(name) + "(";
+    std::string s = std::string(name ? name : "?") + "(";
     for (size_t i = 0; i < e.operands.size(); ++i) s += (i ? ", " : "") + operand(e, i);
     return s + ")";
   }
@@ -251,21 +252,22 @@ class FuncPrinter {
       case ExprKind::Unary:
         if (e.unary == UnaryOp::Neg) return "-" + operandPrec(e, 0, 6);
         if (e.unary == UnaryOp::Not) return "!" + operandPrec(e, 0, 6);
-        return call(spelling(e.unary), e);
+        return call(builtinName(e), e);
       case ExprKind::Binary: {
         const char* op = infix(e.binary);
-        if (!op) return call(spelling(e.binary), e);
+        if (!op) return call(builtinName(e), e);
         int p = prec(e);
         return operandPrec(e, 0, p) + " " + op + " " + operandPrec(e, 1, p + 1);
       }
-      case ExprKind::Select: return call("select", e);
+      case ExprKind::Select: return call(builtinName(e), e);
       case ExprKind::Cast: return "cast<" + std::string(dtypeName(e.dtype)) + ">(" + operand(e, 0) + ")";
-      case ExprKind::Reduce: return call(spelling(e.reduce), e);
-      case ExprKind::Dot: return call("dot", e);
-      case ExprKind::RowDot: return call("rowdot", e);
-      case ExprKind::ColDot: return call("coldot", e);
-      case ExprKind::Iota: return "iota(" + std::to_string(e.shape.empty() ? 0 : e.shape[0]) + ")";
-      case ExprKind::Concat: return call("concat", e);
+      case ExprKind::Reduce:
+      case ExprKind::Dot:
+      case ExprKind::RowDot:
+      case ExprKind::ColDot:
+      case ExprKind::Concat: return call(builtinName(e), e);
+      case ExprKind::Iota:  // its length is its shape
+        return std::string(builtinName(e)) + "(" + std::to_string(e.shape.empty() ? 0 : e.shape[0]) + ")";
     }
     return "?";
   }

@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "ir/builtins.h"
+
 namespace mk::lowering {
 
 namespace {
@@ -184,39 +186,13 @@ class TileLowering {
   }
 
   ir::ExprPtr call(const ast::CallExpr* c, const Ty& t) {
-    const std::string& n = c->callee.name;
-    static const std::map<std::string, ir::UnaryOp> unary = {
-        {"exp", ir::UnaryOp::Exp},         {"log", ir::UnaryOp::Log},   {"sqrt", ir::UnaryOp::Sqrt},
-        {"rsqrt", ir::UnaryOp::Rsqrt},     {"sin", ir::UnaryOp::Sin},   {"cos", ir::UnaryOp::Cos},
-        {"tanh", ir::UnaryOp::Tanh},       {"sigmoid", ir::UnaryOp::Sigmoid}, {"silu", ir::UnaryOp::Silu},
-        {"abs", ir::UnaryOp::Abs}};
-    std::unique_ptr<ir::Expr> out;
-    size_t nargs = c->args.size();
-    if (auto u = unary.find(n); u != unary.end()) {
-      out = make(ir::ExprKind::Unary, t, c->range);
-      out->unary = u->second;
-    } else if ((n == "max" || n == "min" || n == "pow") && nargs == 2) {
-      out = make(ir::ExprKind::Binary, t, c->range);
-      out->binary = n == "max" ? ir::BinaryOp::Max : n == "min" ? ir::BinaryOp::Min : ir::BinaryOp::Pow;
-    } else if (n == "sum" || n == "mean" || n == "max" || n == "min" || n == "argmax") {
-      out = make(ir::ExprKind::Reduce, t, c->range);
-      out->reduce = n == "sum" ? ir::ReduceOp::Sum : n == "mean" ? ir::ReduceOp::Mean : n == "max" ? ir::ReduceOp::Max
-                    : n == "min" ? ir::ReduceOp::Min : ir::ReduceOp::Argmax;
-    } else if (n == "select") {
-      out = make(ir::ExprKind::Select, t, c->range);
-    } else if (n == "dot") {
-      out = make(ir::ExprKind::Dot, t, c->range);
-    } else if (n == "rowdot") {
-      out = make(ir::ExprKind::RowDot, t, c->range);
-    } else if (n == "coldot") {
-      out = make(ir::ExprKind::ColDot, t, c->range);
-    } else if (n == "iota") {
-      return make(ir::ExprKind::Iota, t, c->range);  // its length is its shape
-    } else if (n == "concat") {
-      out = make(ir::ExprKind::Concat, t, c->range);
-    } else {
-      throw std::logic_error("lowering: unknown builtin '" + n + "'");
-    }
+    const ir::BuiltinIr* b = ir::findBuiltinIr(c->callee.name, c->args.size());
+    if (!b) throw std::logic_error("lowering: unknown builtin '" + c->callee.name + "'");
+    auto out = make(b->kind, t, c->range);
+    if (b->kind == ir::ExprKind::Iota) return out;  // its length is its shape
+    out->unary = b->unary;
+    out->binary = b->binary;
+    out->reduce = b->reduce;
     for (const auto& a : c->args) out->operands.push_back(expr(a.value.get()));
     return out;
   }

@@ -17,44 +17,41 @@ bool isKeyword(std::string_view word) {
   return std::find(k.begin(), k.end(), word) != k.end();
 }
 
+namespace {
+
+// The parameters of a signature: the parts between its outer parentheses, split at the commas
+// outside brackets ("A[M, K], x[K]" gives "A[M, K]" and "x[K]").
+std::vector<std::string> signatureParams(std::string_view signature) {
+  std::vector<std::string> params;
+  size_t open = signature.find('(');
+  if (open == std::string_view::npos) return params;
+  int depth = 0;
+  size_t start = open + 1;
+  for (size_t i = start; i < signature.size(); ++i) {
+    char c = signature[i];
+    if (c == '(' || c == '[') ++depth;
+    if ((c == ')' || c == ']') && depth > 0) {
+      --depth;
+      continue;
+    }
+    if ((c == ',' && depth == 0) || c == ')') {
+      size_t first = signature.find_first_not_of(' ', start);
+      params.emplace_back(signature.substr(first, i - first));
+      start = i + 1;
+      if (c == ')') break;
+    }
+  }
+  return params;
+}
+
+}  // namespace
+
 const std::vector<BuiltinInfo>& builtins() {
-  static const std::vector<BuiltinInfo> kBuiltins = [] {
-    std::vector<BuiltinInfo> v;
-    auto unary = [&](const char* name, const char* what) {
-      v.push_back({name, std::string(name) + "(x) -> same dtype and shape as x", {"x"},
-                   std::string("Elementwise ") + what + "; `x` a scalar or tile of a float dtype."});
-    };
-    unary("exp", "e to the power x");
-    unary("log", "natural logarithm");
-    unary("sqrt", "square root");
-    unary("rsqrt", "1 / sqrt(x)");
-    unary("sin", "sine");
-    unary("cos", "cosine");
-    unary("tanh", "hyperbolic tangent");
-    unary("sigmoid", "1 / (1 + exp(-x))");
-    unary("silu", "x * sigmoid(x)");
-    unary("abs", "absolute value");
-    v.push_back({"pow", "pow(a, b) -> elementwise a to the power b", {"a", "b"},
-                 "Elementwise power; the operands follow the arithmetic rules (same dtype, or a scalar broadcast)."});
-    v.push_back({"max", "max(a, b) -> elementwise maximum", {"a", "b"}, "Elementwise maximum of two operands."});
-    v.push_back({"max", "max(x) -> scalar of x's dtype", {"x"}, "The largest element of tile `x`."});
-    v.push_back({"min", "min(a, b) -> elementwise minimum", {"a", "b"}, "Elementwise minimum of two operands."});
-    v.push_back({"min", "min(x) -> scalar of x's dtype", {"x"}, "The smallest element of tile `x`."});
-    v.push_back({"select", "select(c, a, b) -> elementwise c ? a : b", {"c", "a", "b"},
-                 "Elementwise choice; `c` is `bool` (a scalar or a tile of the shape of the result)."});
-    v.push_back({"sum", "sum(x) -> scalar of x's dtype", {"x"}, "The sum of all elements of tile `x`."});
-    v.push_back({"mean", "mean(x) -> scalar of x's dtype", {"x"}, "The mean of all elements of float tile `x`."});
-    v.push_back({"argmax", "argmax(x) -> i32", {"x"}, "Index of the first maximum of 1-D tile `x`."});
-    v.push_back({"dot", "dot(a[K], b[K]) -> f32", {"a[K]", "b[K]"},
-                 "Dot product of two 1-D tiles of one float dtype, accumulated in f32."});
-    v.push_back({"rowdot", "rowdot(A[M, K], x[K]) -> f32[M]", {"A[M, K]", "x[K]"},
-                 "`A` times `x`: one dot product per row of `A`, accumulated in f32."});
-    v.push_back({"coldot", "coldot(A[M, K], y[M]) -> f32[K]", {"A[M, K]", "y[M]"},
-                 "`A` transposed times `y`, accumulated in f32."});
-    v.push_back({"iota", "iota(n) -> i32[n]", {"n"}, "The tile `0, 1, ..., n - 1`; `n` a compile-time int."});
-    v.push_back({"concat", "concat(a[n], b[m]) -> [n + m]", {"a[n]", "b[m]"}, "Two 1-D tiles of one dtype, end to end."});
-    return v;
-  }();
+  static const std::vector<BuiltinInfo> kBuiltins = {
+#define MK_BUILTIN(NAME, ARITY, RULE, IR, SIGNATURE, DOC) {NAME, SIGNATURE, signatureParams(SIGNATURE), DOC},
+#include "support/builtins.def"
+#undef MK_BUILTIN
+  };
   return kBuiltins;
 }
 

@@ -19,7 +19,8 @@ struct BuiltinInfo {
   std::vector<std::string> params;  // substrings of the signature, in order
   std::string doc;
 };
-// The tile builtins (op bodies only). `max` and `min` have two forms: both are listed.
+// The tile builtins (op bodies only), one per form of support/builtins.def: `max` and `min` have
+// two forms, both listed.
 const std::vector<BuiltinInfo>& builtins();
 std::vector<const BuiltinInfo*> findBuiltin(std::string_view name);
 
