@@ -9,7 +9,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "support/json.h"
+#include "abi/json.h"
 
 namespace mk::ir {
 
@@ -671,29 +671,29 @@ std::string scheduleJson(const Megakernel& m) {
   Index ix(m);
   const TargetDesc& tg = m.target;
   std::string s = "{";
-  s += "\"target\":" + jsonQuote(tg.name) + ",\"arch\":" + jsonQuote(tg.arch) + ",\"sms\":" + std::to_string(tg.sms) +
+  s += "\"target\":" + abi::jsonQuote(tg.name) + ",\"arch\":" + abi::jsonQuote(tg.arch) + ",\"sms\":" + std::to_string(tg.sms) +
        ",\"smem\":" + std::to_string(tg.smemPerBlock) + ",\"warp\":" + std::to_string(tg.warpSize) +
        ",\"threads\":" + std::to_string(tg.threadsPerBlock) + ",\"bandwidth\":" + jsonNumber(tg.memoryBandwidth);
-  s += ",\n\"program\":" + jsonQuote(m.graph.program) + ",\"config\":" + jsonQuote(m.graph.config);
+  s += ",\n\"program\":" + abi::jsonQuote(m.graph.program) + ",\"config\":" + abi::jsonQuote(m.graph.config);
   s += ",\n\"tensors\":[";
   for (size_t i = 0; i < m.graph.tensors.size(); ++i) {
     const Tensor& t = m.graph.tensors[i];
-    s += std::string(i ? ",\n " : "\n ") + "{\"id\":" + std::to_string(t.id) + ",\"name\":" + jsonQuote(t.name) +
+    s += std::string(i ? ",\n " : "\n ") + "{\"id\":" + std::to_string(t.id) + ",\"name\":" + abi::jsonQuote(t.name) +
          ",\"kind\":\"" + tensorKindName(t.kind) + "\",\"dtype\":\"" + dtypeName(t.dtype) +
-         "\",\"shape\":" + jsonInts64(t.shape) + ",\"layout\":" + jsonQuote(t.layout.str()) + "}";
+         "\",\"shape\":" + jsonInts64(t.shape) + ",\"layout\":" + abi::jsonQuote(t.layout.str()) + "}";
   }
   s += "],\n\"nodes\":[";
   for (size_t i = 0; i < m.graph.nodes.size(); ++i) {
     const Node& n = m.graph.nodes[i];
     s += std::string(i ? ",\n " : "\n ") + "{\"id\":" + std::to_string(n.id) +
-         ",\"func\":" + jsonQuote(n.func ? n.func->name : "") + ",\"op\":" + jsonQuote(n.func ? n.func->opName : "") +
+         ",\"func\":" + abi::jsonQuote(n.func ? n.func->name : "") + ",\"op\":" + abi::jsonQuote(n.func ? n.func->opName : "") +
          ",\"grid\":" + jsonInts64(n.func ? n.func->taskGrid : Shape{}) + ",\"tensors\":" + jsonInts(n.tensors) + "}";
   }
   s += "],\n\"tasks\":[";
   for (size_t i = 0; i < m.tasks.size(); ++i) {
     const Task& t = m.tasks[i];
     s += std::string(i ? ",\n " : "\n ") + "{\"id\":" + std::to_string(t.id) + ",\"node\":" + std::to_string(t.node) +
-         ",\"op\":" + jsonQuote(ix.opOf(t.node)) + ",\"index\":" + jsonInts64(t.index) +
+         ",\"op\":" + abi::jsonQuote(ix.opOf(t.node)) + ",\"index\":" + jsonInts64(t.index) +
          ",\"sm\":" + std::to_string(t.sm) + ",\"bytes\":" + std::to_string(t.bytes) +
          ",\"flops\":" + std::to_string(t.flops) + ",\"reads\":" + jsonRegions(t.reads) +
          ",\"writes\":" + jsonRegions(t.writes) + ",\"waits\":" + jsonInts(t.waits) +
@@ -704,7 +704,7 @@ std::string scheduleJson(const Megakernel& m) {
     const Counter& c = m.counters[i];
     s += std::string(i ? ",\n " : "\n ") + "{\"id\":" + std::to_string(c.id) +
          ",\"expected\":" + std::to_string(c.expected()) + ",\"producers\":" + jsonInts(c.producers) +
-         ",\"why\":" + jsonQuote(c.why) + "}";
+         ",\"why\":" + abi::jsonQuote(c.why) + "}";
   }
   s += "],\n\"queues\":[";
   for (size_t q = 0; q < m.queues.size(); ++q) s += (q ? ",\n " : "\n ") + jsonInts(m.queues[q]);

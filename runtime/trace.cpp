@@ -8,7 +8,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "runtime/json.h"
+#include "abi/json.h"
 
 namespace mk::runtime {
 
@@ -225,7 +225,7 @@ std::string traceEventsJson(const TraceInfo& info, std::span<const uint64_t> wor
     const TraceNode& node = info.nodes[r.node];
     const std::string where = "\"pid\": 0, \"tid\": " + std::to_string(r.sm);
     if (r.streamed())
-      event("{\"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(r.sm) + ", \"name\": " + jsonQuoted(node.name) +
+      event("{\"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(r.sm) + ", \"name\": " + abi::jsonQuote(node.name) +
             ", \"cat\": \"loader\", \"ts\": " + micros(r.loaderFirst - origin) + ", \"dur\": " +
             micros(r.loaderLast - r.loaderFirst) + ", \"args\": {\"record\": " + std::to_string(i) +
             ", \"loader_wait_ns\": " + std::to_string(r.loaderWait) + "}}");
@@ -233,9 +233,9 @@ std::string traceEventsJson(const TraceInfo& info, std::span<const uint64_t> wor
     if (r.ready > r.start)
       event("{\"ph\": \"X\", " + where + ", \"name\": \"wait\", \"cat\": \"wait\", \"ts\": " + micros(r.start - origin) +
             ", \"dur\": " + micros(r.ready - r.start) + ", \"args\": {\"node\": " + nodeId + ", \"record\": " + index + "}}");
-    event("{\"ph\": \"X\", " + where + ", \"name\": " + jsonQuoted(node.name) + ", \"cat\": " + jsonQuoted(node.op) +
+    event("{\"ph\": \"X\", " + where + ", \"name\": " + abi::jsonQuote(node.name) + ", \"cat\": " + abi::jsonQuote(node.op) +
           ", \"ts\": " + micros(r.ready - origin) + ", \"dur\": " + micros(r.end - r.ready) + ", \"args\": {\"node\": " +
-          nodeId + ", \"op\": " + jsonQuoted(node.op) + ", \"sm\": " + std::to_string(r.sm) + ", \"record\": " + index +
+          nodeId + ", \"op\": " + abi::jsonQuote(node.op) + ", \"sm\": " + std::to_string(r.sm) + ", \"record\": " + index +
           ", \"wait_ns\": " + std::to_string(r.ready - r.start) + ", \"ring_wait_ns\": " + std::to_string(r.ringWait) +
           ", \"est_bytes\": " + std::to_string(taskBytes(node)) + (node.bytesExact ? "" : ", \"est_bytes_bound\": true") + "}}");
   }
