@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "abi/kernel_params.h"
+#include "abi/records.h"
 #include "ir/megakernel.h"
 #include "support/diagnostics.h"
 
@@ -22,14 +24,7 @@ bool isAmdgpuArch(const std::string& arch);
 // How the host launches the kernel and what it must allocate. The runtime reads this (as the
 // metadata sidecar JSON, see metadataJson) and nothing else of the compiler.
 //
-// Kernel parameters, in order:
-//   weights, state, activations: base pointers of the three arenas (ir::MemoryPlan offsets)
-//   sync:    u32[syncCounters], zeroed once before the first step
-//   error:   u32[errorWords], zeroed once; word 0 != 0 after a failed step (see ErrorRecord)
-//   inputs:  u32[inputs] the step's scalar inputs in declaration order (f32 inputs as their bits)
-//   epoch:   u32, 1 for the first step, +1 per step (counters are never reset)
-//   timeout: u64, nanoseconds a wait may spin before the kernel records an error and exits
-//   trace:   (only when built with Options::trace) u64[traceRecords * TraceWords], see TraceWord
+// The kernel's parameters are abi/kernel_params.h's, its error and trace records abi/records.h's.
 struct LaunchInfo {
   std::string entry = "mk_step";
   std::string arch;               // sm_90a, ..., gfx942
@@ -44,29 +39,15 @@ struct LaunchInfo {
   int64_t syncCounters = 0;
   int errorWords = 8;
   int64_t traceRecords = 0;       // one per queue entry when traced, else 0 (no trace parameter)
-  std::vector<std::string> params;  // the parameter names above, in order
+  std::vector<std::string> params;  // the kernel's parameter names, in order (abi::kKernelParams)
 };
 
-// The words of the error buffer after a failed step.
-enum ErrorWord { ErrFlag = 0, ErrSm, ErrTask, ErrCounter, ErrExpected, ErrSeen, ErrKind, ErrEpoch };
-// ErrKind values: what the failing wait waited for.
-enum ErrorKind { ErrCounterWait = 1, ErrRingFull = 2, ErrRingEmpty = 3 };
-
-// A traced kernel's record of one queue entry (SM 0's entries first, in queue order), written on
-// every step by the entry's first compute thread (the first four and TraceRingWait) and by the
-// loader warp's first lane (the TraceLoader words): eight u64 words, times from the GPU's
-// nanosecond global timer.
-enum TraceWord {
-  TraceStart = 0,    // the task's record was read, before its waits
-  TraceReady,        // its waits were done (all compute threads past the barrier after them)
-  TraceEnd,          // its body was done and its signals issued
-  TraceWhere,        // (node << 32) | sm
-  TraceRingWait,     // nanoseconds the first compute thread waited for the task's weight tiles
-  TraceLoaderFirst,  // when the loader issued the task's first tile copy (0: it streams none)
-  TraceLoaderLast,   // when it issued the last one
-  TraceLoaderWait,   // nanoseconds the loader waited for free ring slots for the task's tiles
-  TraceWords
-};
+using abi::ErrorKind;
+using abi::ErrorWord;
+using abi::TraceWord;
+using enum abi::ErrorWord;
+using enum abi::ErrorKind;
+using enum abi::TraceWord;
 // What a diagnostic build leaves out: WeightCopies, the loader's copies (the ring's slots are
 // handed over unfilled, so the compute side runs at its own speed); WeightMath, the streamed
 // matvec loops' arithmetic (the compute side only takes and frees slots, so the loader sets the
@@ -77,7 +58,7 @@ struct Options {
   std::string arch = "sm_90a";
   // Test-only fault injection: task `dropSignalOfTask` signals nothing, so its consumers time out.
   std::optional<int> dropSignalOfTask;
-  // Record when each task starts, is ready and ends, and how its tiles streamed (TraceWord). Off:
+  // Record when each task starts, is ready and ends, and how its tiles streamed (abi::TraceWord). Off:
   // no trace code at all.
   bool trace = false;
   // Diagnostic only (wrong results, real timing): leave one side of weight streaming out.

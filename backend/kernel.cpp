@@ -378,22 +378,26 @@ class KernelBuilder {
     auto* i32 = llvm::Type::getInt32Ty(c);
     Entry e;
     auto* gptr = llvm::PointerType::get(c, target_.globalSpace());
-    std::vector<llvm::Type*> params{gptr, gptr, gptr, gptr, gptr, gptr, i32, llvm::Type::getInt64Ty(c)};
-    std::vector<std::string> paramNames{"weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"};
-    if (opt_.trace) {
-      params.push_back(gptr);
-      paramNames.push_back("trace");
-    }
+    std::vector<llvm::Type*> params;
+    const std::vector<std::string> paramNames = abi::kernelParamNames(opt_.trace);
+    for (size_t i = 0; i < paramNames.size(); ++i)
+      switch (abi::kKernelParams[i].kind) {
+        case abi::ParamKind::GlobalPointer: params.push_back(gptr); break;
+        case abi::ParamKind::U32: params.push_back(i32); break;
+        case abi::ParamKind::U64: params.push_back(llvm::Type::getInt64Ty(c)); break;
+      }
     auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c), params, false);
     auto* fn = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, "mk_step", m);
     for (unsigned i = 0; i < params.size(); ++i) {
       fn->getArg(i)->setName(paramNames[i]);
-      if (i < 6 || i >= 8) fn->addParamAttr(i, llvm::Attribute::NoAlias);
+      if (abi::kKernelParams[i].kind == abi::ParamKind::GlobalPointer) fn->addParamAttr(i, llvm::Attribute::NoAlias);
     }
-    V argTrace = opt_.trace ? fn->getArg(8) : nullptr;
+    V argTrace = opt_.trace ? fn->getArg(abi::ParamTrace) : nullptr;
     target_.markKernel(fn, blockSize);
-    V argWeights = fn->getArg(0), argState = fn->getArg(1), argActs = fn->getArg(2), argSync = fn->getArg(3),
-      argError = fn->getArg(4), argInputs = fn->getArg(5), argEpoch = fn->getArg(6), argTimeout = fn->getArg(7);
+    V argWeights = fn->getArg(abi::ParamWeights), argState = fn->getArg(abi::ParamState),
+      argActs = fn->getArg(abi::ParamActivations), argSync = fn->getArg(abi::ParamSync), argError = fn->getArg(abi::ParamError),
+      argInputs = fn->getArg(abi::ParamInputs), argEpoch = fn->getArg(abi::ParamEpoch),
+      argTimeout = fn->getArg(abi::ParamTimeout);
     e.fn = fn;
     e.paramNames = paramNames;
     e.weights = argWeights, e.state = argState, e.acts = argActs, e.sync = argSync, e.error = argError,

@@ -1,34 +1,27 @@
 // The metadata sidecar (backend.h, metadataJson): everything the host runtime needs to allocate
-// the arenas, load the weights and launch the kernel, without reading the compiler's IR.
+// the arenas, load the weights and launch the kernel, without reading the compiler's IR. Its
+// schema and text are abi/metadata.h's; this fills it from the megakernel IR.
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "abi/metadata.h"
 #include "backend/backend.h"
-#include "support/json.h"
 
 namespace mk::backend {
 namespace {
 
-const char* kindName(ir::Tensor::Kind k) {
+abi::TensorMeta::Kind metaKind(ir::Tensor::Kind k) {
   switch (k) {
-    case ir::Tensor::Weight: return "weight";
-    case ir::Tensor::State: return "state";
-    case ir::Tensor::Activation: return "activation";
-    case ir::Tensor::Input: return "input";
+    case ir::Tensor::Weight: return abi::TensorMeta::Weight;
+    case ir::Tensor::State: return abi::TensorMeta::State;
+    case ir::Tensor::Activation: return abi::TensorMeta::Activation;
+    case ir::Tensor::Input: return abi::TensorMeta::Input;
   }
-  return "?";
+  return abi::TensorMeta::Activation;
 }
-
-template <typename T, typename F>
-std::string array(const std::vector<T>& items, F&& item) {
-  std::string s = "[";
-  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + item(items[i]);
-  return s + "]";
-}
-
-std::string quoted(const std::string& s) { return jsonQuote(s); }
 
 // The exclusive upper bound on the values of step input `input` that keeps every region it
 // starts inside its tensor (the token indexes the embedding's rows, the position the caches'),
@@ -77,109 +70,88 @@ int64_t inputBound(const ir::Graph& g, int input) {
 
 std::string metadataJson(const ir::Megakernel& kernel, const LaunchInfo& launch) {
   const ir::Graph& g = kernel.graph;
-  // Where each tensor lives: arena name and buffer, by tensor id (planMemory gives every tensor
-  // one buffer; a tensor without one, e.g. in a hand-built kernel, gets nulls).
-  struct Placement {
-    const char* arena = nullptr;
-    const ir::Buffer* buffer = nullptr;
-  };
-  std::vector<Placement> placed(g.tensors.size());
-  auto place = [&](const std::vector<ir::Buffer>& buffers, const char* arena) {
-    for (const ir::Buffer& b : buffers)
-      if (b.tensor >= 0 && b.tensor < static_cast<int>(placed.size())) placed[b.tensor] = {arena, &b};
-  };
-  place(kernel.memory.weights, "weights");
-  place(kernel.memory.state, "state");
-  place(kernel.memory.activations, "activations");
-
-  auto num = [](int64_t v) { return std::to_string(v); };
-  std::string s = "{\n";
-  auto field = [&](const char* key, const std::string& value, bool last = false) {
-    s += "  " + jsonQuote(key) + ": " + value + (last ? "\n" : ",\n");
-  };
-  field("format", jsonQuote("mkdsl-kernel-metadata"));
-  field("version", "1");
-  field("program", jsonQuote(g.program));
-  field("config", jsonQuote(g.config));
-  field("config_values", "{" + [&] {
-    std::string v;
-    for (const auto& [name, value] : g.configValues) v += (v.empty() ? "" : ", ") + jsonQuote(name) + ": " + value;
-    return v;
-  }() + "}");
-  field("target", jsonQuote(kernel.target.name));
-  field("arch", jsonQuote(launch.arch));
-  field("entry", jsonQuote(launch.entry));
-  field("grid", num(launch.gridSize));
-  field("block", num(launch.blockSize));
-  field("compute_threads", num(launch.computeThreads));
-  field("loader_warp", launch.loaderWarp ? "true" : "false");
-  field("ring_slots", num(launch.ringSlots));
-  field("ring_slot_bytes", num(launch.ringSlotBytes));
-  field("dynamic_smem_bytes", num(launch.dynamicSmemBytes));
-  field("sync_counters", num(launch.syncCounters));
-  field("sync_bytes", num(launch.syncCounters * 4));  // u32 counters
-  field("error_words", num(launch.errorWords));
-  field("params", array(launch.params, quoted));
-  field("arenas", "{\"weights\": " + num(kernel.memory.weightBytes) + ", \"state\": " +
-                      num(kernel.memory.stateBytes) + ", \"activations\": " +
-                      num(kernel.memory.activationBytes) + "}");
-
-  // One tensor per line: large models have thousands, and a line each keeps the file greppable.
-  s += "  \"tensors\": [";
-  for (size_t i = 0; i < g.tensors.size(); ++i) {
-    const ir::Tensor& t = g.tensors[i];
-    const Placement& p = placed[i];
-    s += i ? ",\n    " : "\n    ";
-    s += "{\"name\": " + jsonQuote(t.name) + ", \"kind\": " + jsonQuote(kindName(t.kind)) +
-         ", \"dtype\": " + jsonQuote(dtypeName(t.dtype)) +
-         ", \"shape\": " + array(t.shape, [](int64_t d) { return std::to_string(d); }) +
-         ", \"layout\": " + jsonQuote(t.layout.str()) +
-         ", \"arena\": " + (p.arena ? jsonQuote(p.arena) : "null") +
-         ", \"offset\": " + (p.buffer ? num(p.buffer->offset) : "null") +
-         ", \"bytes\": " + num(p.buffer ? p.buffer->bytes : t.bytes());
-    if (t.kind == ir::Tensor::Weight) s += ", \"sources\": " + array(t.sources, quoted);
-    if (!t.declaredAt.empty()) s += ", \"declared_at\": " + jsonQuote(t.declaredAt);
-    s += "}";
+  abi::KernelMetadata m;
+  m.program = g.program;
+  m.config = g.config;
+  for (const auto& [name, text] : g.configValues) {
+    abi::ConfigValue c;
+    c.name = name;
+    c.text = text;
+    c.isBool = text == "true" || text == "false";
+    c.value = c.isBool ? double(text == "true") : std::strtod(text.c_str(), nullptr);
+    m.configValues.push_back(std::move(c));
   }
-  s += g.tensors.empty() ? "],\n" : "\n  ],\n";
+  m.target = kernel.target.name;
+  m.arch = launch.arch;
+  m.entry = launch.entry;
+  m.grid = launch.gridSize;
+  m.block = launch.blockSize;
+  m.computeThreads = launch.computeThreads;
+  m.loaderWarp = launch.loaderWarp;
+  m.ringSlots = launch.ringSlots;
+  m.ringSlotBytes = launch.ringSlotBytes;
+  m.dynamicSmemBytes = launch.dynamicSmemBytes;
+  m.syncCounters = launch.syncCounters;
+  m.errorWords = launch.errorWords;
+  m.params = launch.params;
+  m.arenaBytes[int(abi::Arena::Weights)] = uint64_t(kernel.memory.weightBytes);
+  m.arenaBytes[int(abi::Arena::State)] = uint64_t(kernel.memory.stateBytes);
+  m.arenaBytes[int(abi::Arena::Activations)] = uint64_t(kernel.memory.activationBytes);
 
-  auto tensorName = [&](int id) {
-    return id >= 0 && id < static_cast<int>(g.tensors.size()) ? jsonQuote(g.tensors[id].name) : std::string("null");
+  for (const ir::Tensor& t : g.tensors) {
+    abi::TensorMeta tm;
+    tm.kind = metaKind(t.kind);
+    tm.name = t.name;
+    tm.dtype = t.dtype;
+    tm.shape = t.shape;
+    tm.layout = t.layout;
+    tm.placed = false;  // planMemory gives every tensor one buffer; a hand-built kernel may not
+    tm.bytes = uint64_t(t.bytes());
+    if (t.kind == ir::Tensor::Weight) tm.sources = t.sources;
+    tm.declaredAt = t.declaredAt;
+    m.tensors.push_back(std::move(tm));
+  }
+  auto place = [&](const std::vector<ir::Buffer>& buffers, abi::Arena arena) {
+    for (const ir::Buffer& b : buffers)
+      if (b.tensor >= 0 && b.tensor < static_cast<int>(m.tensors.size())) {
+        abi::TensorMeta& tm = m.tensors[size_t(b.tensor)];
+        tm.placed = true;
+        tm.arena = arena;
+        tm.offset = uint64_t(b.offset);
+        tm.bytes = uint64_t(b.bytes);
+      }
   };
-  int inputIndex = 0;
-  field("inputs", array(g.inputs, [&](const ir::StepInput& in) {
-          int64_t bound = inputBound(g, inputIndex++);
-          return "{\"name\": " + jsonQuote(in.name) + ", \"dtype\": " + jsonQuote(dtypeName(in.dtype)) +
-                 ", \"tensor\": " + tensorName(in.tensor) + ", \"bound\": " + (bound < 0 ? "null" : num(bound)) + "}";
-        }));
+  place(kernel.memory.weights, abi::Arena::Weights);
+  place(kernel.memory.state, abi::Arena::State);
+  place(kernel.memory.activations, abi::Arena::Activations);
+
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const ir::StepInput& in = g.inputs[i];
+    m.inputs.push_back({in.name, in.dtype, in.tensor, inputBound(g, int(i))});
+  }
   if (launch.traceRecords > 0) {
     // What the trace's records point at: per node, its op, task count, estimated bytes and
     // whether they are exact or an upper bound.
-    std::vector<int64_t> tasks(g.nodes.size(), 0), bytes(g.nodes.size(), 0);
-    std::vector<bool> exact(g.nodes.size(), true);
-    for (const ir::Task& t : kernel.tasks)
-      if (t.node >= 0 && size_t(t.node) < g.nodes.size()) {
-        ++tasks[size_t(t.node)];
-        bytes[size_t(t.node)] += t.bytes;
-        if (!t.bytesExact) exact[size_t(t.node)] = false;
-      }
-    std::string nodes;
+    abi::TraceInfo trace;
+    trace.records = launch.traceRecords;
+    trace.nodes.resize(g.nodes.size());
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       // The op's name without its instantiation's arguments: "matvec_residual", not "matvec_residual<C=512, ...>".
       const std::string full = g.nodes[i].func ? g.nodes[i].func->name : "";
-      const std::string op = full.substr(0, full.find('<'));
-      nodes += std::string(i ? ",\n      " : "\n      ") + "{\"name\": " + jsonQuote(op + "#" + num(int64_t(i))) +
-               ", \"op\": " + jsonQuote(op) + ", \"tasks\": " + num(tasks[i]) + ", \"bytes\": " + num(bytes[i]) +
-               ", \"bytes_exact\": " + (exact[i] ? "true" : "false") + "}";
+      trace.nodes[i].op = full.substr(0, full.find('<'));
+      trace.nodes[i].name = trace.nodes[i].op + "#" + std::to_string(i);
     }
-    field("trace", "{\"records\": " + num(launch.traceRecords) + ", \"record_words\": " + num(TraceWords) +
-                       ", \"nodes\": [" + nodes + "\n    ]}");
+    for (const ir::Task& t : kernel.tasks)
+      if (t.node >= 0 && size_t(t.node) < g.nodes.size()) {
+        abi::TraceNode& n = trace.nodes[size_t(t.node)];
+        ++n.tasks;
+        n.bytes += t.bytes;
+        if (!t.bytesExact) n.bytesExact = false;
+      }
+    m.trace = std::move(trace);
   }
-  field("outputs", array(g.outputs, [&](const std::pair<std::string, int>& out) {
-          return "{\"name\": " + jsonQuote(out.first) + ", \"tensor\": " + tensorName(out.second) + "}";
-        }),
-        true);
-  return s + "}\n";
+  for (const auto& [name, tensor] : g.outputs) m.outputs.push_back({name, tensor});
+  return abi::metadataText(m);
 }
 
 }  // namespace mk::backend

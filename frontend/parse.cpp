@@ -8,7 +8,7 @@
 
 #include "MkLexer.h"
 #include "MkParser.h"
-#include "support/utf8.h"
+#include "abi/utf8.h"
 
 namespace mk {
 

@@ -161,24 +161,8 @@ std::string shapeStr(const Shape& s) {
   return out + "]";
 }
 
-const char* layoutKindName(Layout::Kind k) {
-  switch (k) {
-    case Layout::RowMajor: return "row_major";
-    case Layout::ColMajor: return "col_major";
-    case Layout::Tiled: return "tiled";
-    case Layout::Interleave: return "interleave";
-    case Layout::Padded: return "padded";
-    case Layout::Swizzle: return "swizzle";
-  }
-  return "?";
-}
-
 std::string Layout::str() const {
-  std::string s = layoutKindName(kind);
-  if (args.empty()) return s;
-  s += "(";
-  for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i].str();
-  return s + ")";
+  return abi::layoutSpelling(kind, args, [](const Poly& a) { return a.str(); });
 }
 
 const char* storageName(Storage s) {

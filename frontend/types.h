@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "support/dtype.h"
+#include "abi/dtype.h"
+#include "abi/layout.h"
 #include "support/source.h"
 
 namespace mk {
@@ -58,15 +59,16 @@ struct Dim {
 using Shape = std::vector<Dim>;
 std::string shapeStr(const Shape& s);  // "[2048, N]"
 
-struct Layout {
-  enum Kind { RowMajor, ColMajor, Tiled, Interleave, Padded, Swizzle } kind = RowMajor;
+// A layout as written, whose arguments may still be symbolic (abi::Layout once they are not).
+struct Layout : abi::LayoutKind {
+  Kind kind = RowMajor;
   std::vector<Poly> args;
   SourceRange origin;  // invalid where none was written
   bool written = false;
   std::string str() const;
   bool operator==(const Layout& o) const { return kind == o.kind && args == o.args; }
 };
-const char* layoutKindName(Layout::Kind k);  // as written in .mk: "tiled"
+using abi::layoutKindName;  // as written in .mk: "tiled"
 
 // What a tensor is in the program.
 enum class Storage { Weight, State, Activation, OpParam, OpResult, StepInput };

@@ -91,7 +91,7 @@ mk::lsp::ServerOptions options() {
 Json checkedJson(const std::string& text) {
   Json j;
   try {
-    j = mk::runtime::parseJson(text);
+    j = mk::abi::parseJson(text);
   } catch (const std::exception&) {
     __builtin_trap();
   }
@@ -117,7 +117,7 @@ void runSession(const std::vector<std::string>& messages) {
     // with a valid id (one answer, with that id), or something else (at most one answer).
     Json in;
     try {
-      in = mk::runtime::parseJson(m);
+      in = mk::abi::parseJson(m);
     } catch (const std::exception&) {
       if (answers.size() != 1) __builtin_trap();
       continue;
@@ -127,7 +127,7 @@ void runSession(const std::vector<std::string>& messages) {
       continue;
     }
     const Json* id = in.kind == Json::Object ? in.get("id") : nullptr;
-    bool request = id && in.get("method") && (id->kind == Json::String || (id->kind == Json::Number && mk::runtime::jsonInt64(*id)));
+    bool request = id && in.get("method") && (id->kind == Json::String || (id->kind == Json::Number && mk::abi::jsonInt64(*id)));
     if (request) {
       if (answers.size() != 1 || mk::lsp::dump(*answers[0].get("id")) != mk::lsp::dump(*id)) __builtin_trap();
     } else if (answers.size() > 1) {

@@ -615,23 +615,9 @@ namespace {
 runtime::WeightSpec weightSpec(const Tensor& t) {
   runtime::WeightSpec w;
   w.name = t.name;
-  switch (t.dtype) {
-    case DType::BF16: w.dtype = runtime::ElemType::BF16; break;
-    case DType::F16: w.dtype = runtime::ElemType::F16; break;
-    case DType::F32: w.dtype = runtime::ElemType::F32; break;
-    case DType::I32: w.dtype = runtime::ElemType::I32; break;
-    case DType::Bool: w.dtype = runtime::ElemType::Bool; break;
-  }
+  w.dtype = t.dtype;
   w.shape = t.shape;
-  switch (t.layout.kind) {
-    case Layout::RowMajor: w.layout.kind = runtime::Layout::RowMajor; break;
-    case Layout::ColMajor: w.layout.kind = runtime::Layout::ColMajor; break;
-    case Layout::Tiled: w.layout.kind = runtime::Layout::Tiled; break;
-    case Layout::Interleave: w.layout.kind = runtime::Layout::Interleave; break;
-    case Layout::Padded: w.layout.kind = runtime::Layout::Padded; break;
-    case Layout::Swizzle: w.layout.kind = runtime::Layout::Swizzle; break;
-  }
-  w.layout.args = t.layout.args;
+  w.layout = t.layout;
   w.sources = t.sources;
   return w;
 }

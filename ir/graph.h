@@ -7,16 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "abi/layout.h"
 #include "ir/tile.h"
 
 namespace mk::ir {
 
-struct Layout {
-  enum Kind { RowMajor, ColMajor, Tiled, Interleave, Padded, Swizzle } kind = RowMajor;
-  std::vector<int64_t> args;
-  std::string str() const;
-  bool operator==(const Layout& o) const { return kind == o.kind && args == o.args; }
-};
+using Layout = abi::Layout;
 
 struct Tensor {
   int id = 0;

@@ -72,21 +72,9 @@ std::string shapeText(const Shape& s) {
 
 int64_t TileFunc::taskCount() const { return elementCount(taskGrid); }
 
-std::string Layout::str() const {
-  static const char* names[] = {"row_major", "col_major", "tiled", "interleave", "padded", "swizzle"};
-  std::string s = names[kind];
-  if (args.empty()) return s;
-  s += "(";
-  for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + std::to_string(args[i]);
-  return s + ")";
-}
-
 int64_t Tensor::elements() const { return elementCount(shape); }
 
-int64_t Tensor::storageElements() const {
-  if (layout.kind == Layout::Padded && shape.size() == 2 && !layout.args.empty()) return shape[0] * layout.args[0];
-  return elements();
-}
+int64_t Tensor::storageElements() const { return abi::storageElements(layout, shape); }
 
 int64_t Tensor::bytes() const { return storageElements() * dtypeBytes(dtype); }
 

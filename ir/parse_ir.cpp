@@ -413,13 +413,12 @@ void Parser::tensor() {
   t.shape = shape();
   const Token& l = peek();
   std::string layout = name("a layout");
-  static const char* layouts[] = {"row_major", "col_major", "tiled", "interleave", "padded", "swizzle"};
-  auto it = std::find(std::begin(layouts), std::end(layouts), layout);
-  if (it == std::end(layouts)) {
+  auto layoutKind = abi::parseLayoutKind(layout);
+  if (!layoutKind) {
     diags_.emit(range(l), IrUnknownWord, std::string("layout"), layout);
     throw Abort{};
   }
-  t.layout.kind = static_cast<Layout::Kind>(it - std::begin(layouts));
+  t.layout.kind = *layoutKind;
   if (acceptPunct("(")) {
     do t.layout.args.push_back(integer("a layout argument")); while (acceptPunct(","));
     expectPunct(")", "',' or ')'");

@@ -9,8 +9,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "abi/json.h"
 #include "ir/builtins.h"
-#include "support/json.h"
 
 namespace mk::ir {
 
@@ -636,35 +636,38 @@ std::string printSchedule(const Megakernel& m) {
 
 // ---- JSON -------------------------------------------------------------------------------------
 
+// Compact JSON (abi/json.h's writer), one tensor, node, task, counter or queue per line.
 namespace {
-std::string jsonNumber(double v) { return std::isfinite(v) ? formatDouble(v) : "null"; }
+using abi::JsonValue;
 
-std::string jsonInts(const std::vector<int>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
+JsonValue jsonNumber(double v) { return std::isfinite(v) ? abi::jsonNumberText(formatDouble(v)) : abi::jsonNull(); }
+
+template <class Int>
+JsonValue jsonInts(const std::vector<Int>& v) {
+  JsonValue a = abi::jsonArray();
+  for (Int x : v) a.items.push_back(abi::jsonInt(int64_t(x)));
+  return a;
 }
-std::string jsonInts64(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-std::string jsonRegions(const std::vector<Region>& rs) {
-  std::string s = "[";
-  for (size_t i = 0; i < rs.size(); ++i) {
-    s += (i ? "," : "") + std::string("{\"tensor\":") + std::to_string(rs[i].tensor) + ",\"ranges\":[";
-    for (size_t d = 0; d < rs[i].ranges.size(); ++d)
-      s += (d ? "," : "") + std::string("[") + std::to_string(rs[i].ranges[d].first) + "," +
-           std::to_string(rs[i].ranges[d].second) + "]";
-    s += "]}";
+JsonValue jsonRegions(const std::vector<Region>& rs) {
+  JsonValue a = abi::jsonArray();
+  for (const Region& r : rs) {
+    JsonValue ranges = abi::jsonArray();
+    for (const auto& [lo, hi] : r.ranges) ranges.items.push_back(jsonInts(std::vector<int64_t>{lo, hi}));
+    a.items.push_back(abi::jsonObject({{"tensor", abi::jsonInt(r.tensor)}, {"ranges", std::move(ranges)}}));
   }
-  return s + "]";
+  return a;
 }
-std::string jsonBuffers(const std::vector<Buffer>& bs) {
-  std::string s = "[";
-  for (size_t i = 0; i < bs.size(); ++i)
-    s += (i ? "," : "") + std::string("{\"tensor\":") + std::to_string(bs[i].tensor) +
-         ",\"offset\":" + std::to_string(bs[i].offset) + ",\"bytes\":" + std::to_string(bs[i].bytes) + "}";
+JsonValue jsonBuffers(const std::vector<Buffer>& bs) {
+  JsonValue a = abi::jsonArray();
+  for (const Buffer& b : bs)
+    a.items.push_back(abi::jsonObject(
+        {{"tensor", abi::jsonInt(b.tensor)}, {"offset", abi::jsonInt(b.offset)}, {"bytes", abi::jsonInt(b.bytes)}}));
+  return a;
+}
+// `key` and one item per line: ",\n\"key\":[\n item,\n item]".
+std::string jsonLines(const char* key, const std::vector<JsonValue>& items) {
+  std::string s = ",\n" + abi::jsonQuote(key) + ":[";
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? ",\n " : "\n ") + abi::jsonText(items[i]);
   return s + "]";
 }
 }  // namespace
@@ -672,50 +675,67 @@ std::string jsonBuffers(const std::vector<Buffer>& bs) {
 std::string scheduleJson(const Megakernel& m) {
   Index ix(m);
   const TargetDesc& tg = m.target;
-  std::string s = "{";
-  s += "\"target\":" + jsonQuote(tg.name) + ",\"arch\":" + jsonQuote(tg.arch) + ",\"sms\":" + std::to_string(tg.sms) +
-       ",\"smem\":" + std::to_string(tg.smemPerBlock) + ",\"warp\":" + std::to_string(tg.warpSize) +
-       ",\"threads\":" + std::to_string(tg.threadsPerBlock) + ",\"bandwidth\":" + jsonNumber(tg.memoryBandwidth);
-  s += ",\n\"program\":" + jsonQuote(m.graph.program) + ",\"config\":" + jsonQuote(m.graph.config);
-  s += ",\n\"tensors\":[";
-  for (size_t i = 0; i < m.graph.tensors.size(); ++i) {
-    const Tensor& t = m.graph.tensors[i];
-    s += std::string(i ? ",\n " : "\n ") + "{\"id\":" + std::to_string(t.id) + ",\"name\":" + jsonQuote(t.name) +
-         ",\"kind\":\"" + tensorKindName(t.kind) + "\",\"dtype\":\"" + dtypeName(t.dtype) +
-         "\",\"shape\":" + jsonInts64(t.shape) + ",\"layout\":" + jsonQuote(t.layout.str()) + "}";
-  }
-  s += "],\n\"nodes\":[";
-  for (size_t i = 0; i < m.graph.nodes.size(); ++i) {
-    const Node& n = m.graph.nodes[i];
-    s += std::string(i ? ",\n " : "\n ") + "{\"id\":" + std::to_string(n.id) +
-         ",\"func\":" + jsonQuote(n.func ? n.func->name : "") + ",\"op\":" + jsonQuote(n.func ? n.func->opName : "") +
-         ",\"grid\":" + jsonInts64(n.func ? n.func->taskGrid : Shape{}) + ",\"tensors\":" + jsonInts(n.tensors) + "}";
-  }
-  s += "],\n\"tasks\":[";
-  for (size_t i = 0; i < m.tasks.size(); ++i) {
-    const Task& t = m.tasks[i];
-    s += std::string(i ? ",\n " : "\n ") + "{\"id\":" + std::to_string(t.id) + ",\"node\":" + std::to_string(t.node) +
-         ",\"op\":" + jsonQuote(ix.opOf(t.node)) + ",\"index\":" + jsonInts64(t.index) +
-         ",\"sm\":" + std::to_string(t.sm) + ",\"bytes\":" + std::to_string(t.bytes) +
-         ",\"flops\":" + std::to_string(t.flops) + ",\"reads\":" + jsonRegions(t.reads) +
-         ",\"writes\":" + jsonRegions(t.writes) + ",\"waits\":" + jsonInts(t.waits) +
-         ",\"signals\":" + jsonInts(t.signals) + "}";
-  }
-  s += "],\n\"counters\":[";
-  for (size_t i = 0; i < m.counters.size(); ++i) {
-    const Counter& c = m.counters[i];
-    s += std::string(i ? ",\n " : "\n ") + "{\"id\":" + std::to_string(c.id) +
-         ",\"expected\":" + std::to_string(c.expected()) + ",\"producers\":" + jsonInts(c.producers) +
-         ",\"why\":" + jsonQuote(c.why) + "}";
-  }
-  s += "],\n\"queues\":[";
-  for (size_t q = 0; q < m.queues.size(); ++q) s += (q ? ",\n " : "\n ") + jsonInts(m.queues[q]);
+  auto text = [](const JsonValue& v) { return abi::jsonText(v); };
+  auto members = [&](std::vector<abi::JsonMember> ms) {  // an object's members without its braces
+    const std::string t = text(abi::jsonObject(std::move(ms)));
+    return t.substr(1, t.size() - 2);
+  };
+  std::string s = "{" + members({{"target", abi::jsonString(tg.name)},
+                                 {"arch", abi::jsonString(tg.arch)},
+                                 {"sms", abi::jsonInt(tg.sms)},
+                                 {"smem", abi::jsonInt(tg.smemPerBlock)},
+                                 {"warp", abi::jsonInt(tg.warpSize)},
+                                 {"threads", abi::jsonInt(tg.threadsPerBlock)},
+                                 {"bandwidth", jsonNumber(tg.memoryBandwidth)}});
+  s += ",\n" + members({{"program", abi::jsonString(m.graph.program)}, {"config", abi::jsonString(m.graph.config)}});
+  std::vector<JsonValue> lines;
+  for (const Tensor& t : m.graph.tensors)
+    lines.push_back(abi::jsonObject({{"id", abi::jsonInt(t.id)},
+                                     {"name", abi::jsonString(t.name)},
+                                     {"kind", abi::jsonString(tensorKindName(t.kind))},
+                                     {"dtype", abi::jsonString(dtypeName(t.dtype))},
+                                     {"shape", jsonInts(t.shape)},
+                                     {"layout", abi::jsonString(t.layout.str())}}));
+  s += jsonLines("tensors", lines);
+  lines.clear();
+  for (const Node& n : m.graph.nodes)
+    lines.push_back(abi::jsonObject({{"id", abi::jsonInt(n.id)},
+                                     {"func", abi::jsonString(n.func ? n.func->name : "")},
+                                     {"op", abi::jsonString(n.func ? n.func->opName : "")},
+                                     {"grid", jsonInts(n.func ? n.func->taskGrid : Shape{})},
+                                     {"tensors", jsonInts(n.tensors)}}));
+  s += jsonLines("nodes", lines);
+  lines.clear();
+  for (const Task& t : m.tasks)
+    lines.push_back(abi::jsonObject({{"id", abi::jsonInt(t.id)},
+                                     {"node", abi::jsonInt(t.node)},
+                                     {"op", abi::jsonString(ix.opOf(t.node))},
+                                     {"index", jsonInts(t.index)},
+                                     {"sm", abi::jsonInt(t.sm)},
+                                     {"bytes", abi::jsonInt(t.bytes)},
+                                     {"flops", abi::jsonInt(t.flops)},
+                                     {"reads", jsonRegions(t.reads)},
+                                     {"writes", jsonRegions(t.writes)},
+                                     {"waits", jsonInts(t.waits)},
+                                     {"signals", jsonInts(t.signals)}}));
+  s += jsonLines("tasks", lines);
+  lines.clear();
+  for (const Counter& c : m.counters)
+    lines.push_back(abi::jsonObject({{"id", abi::jsonInt(c.id)},
+                                     {"expected", abi::jsonInt(c.expected())},
+                                     {"producers", jsonInts(c.producers)},
+                                     {"why", abi::jsonString(c.why)}}));
+  s += jsonLines("counters", lines);
+  lines.clear();
+  for (const auto& q : m.queues) lines.push_back(jsonInts(q));
+  s += jsonLines("queues", lines);
   const MemoryPlan& mp = m.memory;
-  s += "],\n\"memory\":{\"weightBytes\":" + std::to_string(mp.weightBytes) +
-       ",\"stateBytes\":" + std::to_string(mp.stateBytes) + ",\"activationBytes\":" +
-       std::to_string(mp.activationBytes) + ",\"smemPerTask\":" + std::to_string(mp.smemPerTask) +
-       ",\n \"weights\":" + jsonBuffers(mp.weights) + ",\n \"state\":" + jsonBuffers(mp.state) +
-       ",\n \"activations\":" + jsonBuffers(mp.activations) + "}}\n";
+  s += ",\n\"memory\":{" + members({{"weightBytes", abi::jsonInt(mp.weightBytes)},
+                                      {"stateBytes", abi::jsonInt(mp.stateBytes)},
+                                      {"activationBytes", abi::jsonInt(mp.activationBytes)},
+                                      {"smemPerTask", abi::jsonInt(mp.smemPerTask)}});
+  s += ",\n " + members({{"weights", jsonBuffers(mp.weights)}}) + ",\n " + members({{"state", jsonBuffers(mp.state)}}) +
+       ",\n " + members({{"activations", jsonBuffers(mp.activations)}}) + "}}\n";
   return s;
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "support/dtype.h"
+#include "abi/dtype.h"
 #include "support/source.h"
 
 namespace mk::ir {

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <filesystem>
 
-#include "support/utf8.h"
+#include "abi/utf8.h"
 
 namespace mk::lsp {
 

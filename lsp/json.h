@@ -1,25 +1,26 @@
-// Building and writing the server's JSON. Messages are read with runtime/json.h's strict reader and
-// built in the same JsonValue type, written back with support/json.h's jsonQuote for strings.
+// Building and writing the server's JSON: abi/json.h's values, reader and writer, with the
+// shorthands the server's handlers use.
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "runtime/json.h"
+#include "abi/json.h"
 
 namespace mk::lsp {
 
-using Json = runtime::JsonValue;
+using Json = abi::JsonValue;
 
-Json jnull();
-Json jbool(bool b);
-Json jint(int64_t v);
-Json jstr(std::string s);
-Json jarr(std::vector<Json> items = {});
-Json jobj();
+inline Json jnull() { return abi::jsonNull(); }
+inline Json jbool(bool b) { return abi::jsonBool(b); }
+inline Json jint(int64_t v) { return abi::jsonInt(v); }
+inline Json jstr(std::string s) { return abi::jsonString(std::move(s)); }
+inline Json jarr(std::vector<Json> items = {}) { return abi::jsonArray(std::move(items)); }
+inline Json jobj() { return abi::jsonObject(); }
 
 // Sets member `key` of object `o` (replacing an earlier value of the same key) and returns `o`.
 Json& set(Json& o, std::string_view key, Json value);
@@ -28,9 +29,9 @@ Json& push(Json& a, Json value);
 
 // Compact JSON text. With sortKeys, object members are written in key order (the transcript
 // tests' normal form); otherwise in the order they were set.
-std::string dump(const Json& v, bool sortKeys = false);
+inline std::string dump(const Json& v, bool sortKeys = false) { return abi::jsonText(v, {.sortKeys = sortKeys}); }
 // Indented text (two spaces, keys in the order set), for transcripts written by --update.
-std::string dumpPretty(const Json& v);
+inline std::string dumpPretty(const Json& v) { return abi::jsonText(v, {.indent = 2}); }
 
 // Reading parameters: the member at a path of keys, or nullptr when any step is missing or not
 // an object.

@@ -113,20 +113,20 @@ std::vector<std::string> Server::Impl::handle(std::string_view body, const Looka
   if (exited) return out;
   Json msg;
   try {
-    msg = runtime::parseJson(body);
-  } catch (const runtime::JsonError& e) {
+    msg = abi::parseJson(body);
+  } catch (const abi::JsonError& e) {
     out.push_back(errorResponse(jnull(), errc::ParseError,
                                 "invalid JSON at byte " + std::to_string(e.offset()) + ": " + e.what()));
     return out;
   }
   if (msg.kind != Json::Object) {
     out.push_back(errorResponse(jnull(), errc::InvalidRequest, "a message must be a JSON object, found " +
-                                                                   std::string(runtime::jsonKindName(msg.kind))));
+                                                                   std::string(abi::jsonKindName(msg.kind))));
     return out;
   }
   const Json* idp = msg.get("id");
   bool hasId = idp != nullptr;
-  bool goodId = idp && (idp->kind == Json::String || (idp->kind == Json::Number && runtime::jsonInt64(*idp)));
+  bool goodId = idp && (idp->kind == Json::String || (idp->kind == Json::Number && abi::jsonInt64(*idp)));
   Json id = goodId ? *idp : jnull();
   const Json* methodp = msg.get("method");
   if (!methodp && hasId && (msg.get("result") || msg.get("error"))) return out;  // a response: we send no requests
@@ -602,7 +602,7 @@ struct Queued {
 Queued summarize(std::string body) {
   Queued q;
   try {
-    Json m = runtime::parseJson(body);
+    Json m = abi::parseJson(body);
     q.method = asString(m.get("method")).value_or("");
     if (const Json* id = m.get("id")) q.id = dump(*id);
     q.uri = asString(at(&m, {"params", "textDocument", "uri"})).value_or("");

@@ -158,8 +158,8 @@ std::vector<std::string> decodeReport(const DecodeResult& r) {
 MetadataStepper::MetadataStepper(KernelMetadata metadata) : md_(std::move(metadata)) {
   for (const OutputMeta& o : md_.outputs) {
     const TensorMeta& t = md_.tensors[size_t(o.tensor)];
-    if (logits_ < 0 && t.dtype == ElemType::F32 && t.shape.size() == 1) logits_ = o.tensor;
-    if (next_ < 0 && t.dtype == ElemType::I32 && t.shape.empty()) next_ = o.tensor;
+    if (logits_ < 0 && t.dtype == DType::F32 && t.shape.size() == 1) logits_ = o.tensor;
+    if (next_ < 0 && t.dtype == DType::I32 && t.shape.empty()) next_ = o.tensor;
   }
 }
 

@@ -1,49 +1,26 @@
-// Element types and tensor layouts as the host runtime sees them (docs/language.md §5), and the
-// repacking between a tensor's logical row-major form and its physical storage.
-//
-// The physical addressing here is the kernel's (backend/tile.cpp physOffset), restated without
-// compiler headers: runtime/ reads only the kernel's metadata JSON, whose layouts are the strings
-// ir::Layout::str() prints ("row_major", "tiled(16, 2048)", "swizzle(128)", ...).
+// The layout rules as the host runtime checks them (docs/language.md §5), and the repacking
+// between a tensor's logical row-major form and its physical storage. The layouts, their
+// spelling and the address formula are abi/layout.h's, the kernel's own.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
+
+#include "abi/dtype.h"
+#include "abi/layout.h"
 
 namespace mk::runtime {
 
-// The .mk dtypes. Storage: bf16/f16 2 bytes, f32/i32 4, bool 1 (0 or 1), little endian.
-enum class ElemType { BF16, F16, F32, I32, Bool };
-const char* elemTypeName(ElemType t);                  // "bf16", ...
-std::optional<ElemType> parseElemType(std::string_view name);
-unsigned elemTypeBytes(ElemType t);
-bool elemTypeIsFloat(ElemType t);
-
-std::string shapeString(const std::vector<int64_t>& shape);  // "[16, 64]"; "[]" for a scalar
-int64_t shapeElements(const std::vector<int64_t>& shape);   // 1 for a scalar
-
-struct Layout {
-  enum Kind { RowMajor, ColMajor, Tiled, Interleave, Padded, Swizzle } kind = RowMajor;
-  std::vector<int64_t> args;
-  std::string str() const;  // as ir::Layout::str(): "row_major", "tiled(16, 64)"
-  bool operator==(const Layout& o) const { return kind == o.kind && args == o.args; }
-};
-
-// Parses Layout::str()'s spelling (spaces after commas optional); nullopt if it is not one.
-std::optional<Layout> parseLayout(std::string_view text);
-
-// Why `layout` cannot describe a tensor of `shape` (rank, argument count and values, divisibility:
-// the rules of docs/language.md §5), or "" when it can.
-std::string layoutProblem(const Layout& layout, const std::vector<int64_t>& shape);
-
-// Elements in storage: padded(P) rows hold P elements; every other layout holds exactly the
-// tensor's elements.
-int64_t storageElements(const Layout& layout, const std::vector<int64_t>& shape);
+using abi::Layout;
+using abi::layoutProblem;
+using abi::parseLayout;
+using abi::shapeElements;
+using abi::shapeString;
+using abi::storageElements;
 
 // The physical element index of the element at logical coordinates `coords` (one per dimension),
-// exactly as the kernel computes it. The naive reference; repack() below is the fast path.
+// exactly as the kernel computes it (abi::physicalOffset). The layout must be valid for the shape.
 int64_t physicalIndex(const Layout& layout, const std::vector<int64_t>& shape, unsigned elemBytes,
                       const int64_t* coords);
 

@@ -19,10 +19,11 @@
 #include "runtime/safetensors.h"
 #include "runtime/weights.h"
 
+using namespace mk;
 using namespace mk::runtime;
 using namespace mk::runtime::cu;
 
-static_assert(MKRT_TRACE_RECORD_WORDS == TraceWords, "mkrt.h and metadata.h disagree on the trace record");
+static_assert(MKRT_TRACE_RECORD_WORDS == TraceWords, "mkrt.h and abi/records.h disagree on the trace record");
 
 namespace {
 
@@ -34,16 +35,11 @@ struct Failure {
 
 [[noreturn]] void failWith(mkrt_status s, std::string msg) { throw Failure{s, std::move(msg)}; }
 
-mkrt_dtype toApi(ElemType t) {
-  switch (t) {
-    case ElemType::BF16: return MKRT_BF16;
-    case ElemType::F16: return MKRT_F16;
-    case ElemType::F32: return MKRT_F32;
-    case ElemType::I32: return MKRT_I32;
-    case ElemType::Bool: return MKRT_BOOL;
-  }
-  return MKRT_F32;
-}
+// mkrt.h is C, so its dtype enum restates abi/dtype.h's values; these keep them one.
+static_assert(MKRT_BF16 == int(DType::BF16) && MKRT_F16 == int(DType::F16) && MKRT_F32 == int(DType::F32) &&
+                  MKRT_I32 == int(DType::I32) && MKRT_BOOL == int(DType::Bool),
+              "mkrt.h's mkrt_dtype and abi/dtype.h disagree");
+mkrt_dtype toApi(DType t) { return mkrt_dtype(int(t)); }
 
 // "sm_90a" -> {9, 0, 'a'}; nullopt for anything else (then only the driver checks).
 struct Arch {
@@ -283,7 +279,7 @@ void open(mkrt_model& m, std::string image, const KernelMetadata& metadata, int 
   m.check(d.eventCreate(&m.stop, CU_EVENT_DEFAULT), "cuEventCreate");
   m.check(d.ctxSynchronize(), "cuCtxSynchronize");
 
-  auto info = [&](const std::string& name, int tensor, ElemType dtype) {
+  auto info = [&](const std::string& name, int tensor, DType dtype) {
     mkrt_tensor_info i{};
     i.name = name.c_str();
     i.dtype = toApi(dtype);
@@ -352,13 +348,13 @@ std::string timeoutMessage(const mkrt_model& m, const uint32_t* w) {
 
 // The u32 word the kernel reads for a step input, and the element written to an input tensor.
 uint32_t inputWord(const InputMeta& in, int64_t v) {
-  if (elemTypeIsFloat(in.dtype)) {
+  if (isFloat(in.dtype)) {
     float f = roundToElemType(in.dtype, double(v));
     uint32_t bits;
     std::memcpy(&bits, &f, 4);
     return bits;
   }
-  if (in.dtype == ElemType::Bool) return v != 0 ? 1 : 0;
+  if (in.dtype == DType::Bool) return v != 0 ? 1 : 0;
   if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
     failWith(MKRT_ERR_ARGUMENT, "input '" + in.name + "' = " + std::to_string(v) + " does not fit in i32");
   return uint32_t(int32_t(v));
@@ -395,7 +391,7 @@ void step(mkrt_model& m, const int64_t* inputs, size_t n) {
     const InputMeta& in = md.inputs[i];
     if (in.tensor < 0) continue;
     const TensorMeta& t = md.tensors[size_t(in.tensor)];
-    const unsigned eb = elemTypeBytes(t.dtype);
+    const unsigned eb = dtypeBytes(t.dtype);
     std::vector<uint8_t> logical(size_t(t.elements()) * eb), storage(size_t(t.storageBytes()), 0);
     for (size_t k = 0; k < size_t(t.elements()); ++k) encodeElement(t.dtype, double(inputs[i]), logical.data() + k * eb);
     if (auto p = mappingProblem(t.layout, t.shape, eb); !p.empty()) failWith(MKRT_ERR_KERNEL, "input tensor '" + t.name + "': " + p);
@@ -408,10 +404,21 @@ void step(mkrt_model& m, const int64_t* inputs, size_t n) {
 
   uint32_t epoch = uint32_t(m.steps + 1);
   uint64_t timeout = m.timeoutNs;
-  CUdeviceptr args[7] = {m.arena[0], m.arena[1], m.arena[2], m.sync, m.error, m.inputs, m.trace};
-  // The driver reads as many parameters as the kernel declares: 8, or 9 with the trace.
-  void* params[9] = {&args[0], &args[1], &args[2], &args[3], &args[4], &args[5], &epoch, &timeout,
-                     m.trace ? &args[6] : nullptr};
+  // The driver reads as many parameters as the kernel declares: the trace only when traced.
+  CUdeviceptr buffers[abi::ParamCount] = {};
+  buffers[abi::ParamWeights] = m.arena[0];
+  buffers[abi::ParamState] = m.arena[1];
+  buffers[abi::ParamActivations] = m.arena[2];
+  buffers[abi::ParamSync] = m.sync;
+  buffers[abi::ParamError] = m.error;
+  buffers[abi::ParamInputs] = m.inputs;
+  buffers[abi::ParamTrace] = m.trace;
+  void* params[abi::ParamCount] = {};
+  for (int i = 0; i < abi::ParamCount; ++i)
+    if (abi::kKernelParams[i].kind == abi::ParamKind::GlobalPointer) params[i] = &buffers[i];
+  params[abi::ParamEpoch] = &epoch;
+  params[abi::ParamTimeout] = &timeout;
+  if (!m.trace) params[abi::ParamTrace] = nullptr;
   m.check(d.eventRecord(m.start, nullptr), "cuEventRecord");
   if (CUresult r = d.launchKernel(m.fn, unsigned(md.grid), 1, 1, unsigned(md.block), 1, 1, unsigned(md.dynamicSmemBytes),
                                   nullptr, params, nullptr);
@@ -465,7 +472,7 @@ const TensorMeta& outputTensor(const mkrt_model& m, const char* name, size_t n) 
     if (o.name == name) {
       const TensorMeta& t = m.meta.tensors[size_t(o.tensor)];
       if (n != size_t(t.elements()))
-        failWith(MKRT_ERR_ARGUMENT, "output '" + o.name + "' (" + elemTypeName(t.dtype) + shapeString(t.shape) + ") has " +
+        failWith(MKRT_ERR_ARGUMENT, "output '" + o.name + "' (" + dtypeName(t.dtype) + shapeString(t.shape) + ") has " +
                                         std::to_string(t.elements()) + " elements; the buffer holds " + std::to_string(n));
       return t;
     }
@@ -479,7 +486,7 @@ std::vector<uint8_t> readLogical(mkrt_model& m, const TensorMeta& t) {
   m.makeCurrent();
   std::vector<uint8_t> storage(size_t(t.storageBytes()));
   m.check(m.drv->memcpyDtoH(storage.data(), m.tensorPtr(t), storage.size()), "reading '" + t.name + "' from the GPU");
-  const unsigned eb = elemTypeBytes(t.dtype);
+  const unsigned eb = dtypeBytes(t.dtype);
   if (auto p = mappingProblem(t.layout, t.shape, eb); !p.empty()) failWith(MKRT_ERR_KERNEL, "output tensor '" + t.name + "': " + p);
   std::vector<uint8_t> logical(size_t(t.elements()) * eb);
   fromPhysical(t.layout, t.shape, eb, storage.data(), logical.data());
@@ -631,7 +638,7 @@ mkrt_status mkrt_read_output(mkrt_model* model, const char* name, float* out, si
     const TensorMeta& t = outputTensor(m, name, n);
     if (!out && n) failWith(MKRT_ERR_ARGUMENT, "mkrt_read_output: out is NULL");
     std::vector<uint8_t> logical = readLogical(m, t);
-    const unsigned eb = elemTypeBytes(t.dtype);
+    const unsigned eb = dtypeBytes(t.dtype);
     for (size_t k = 0; k < n; ++k) out[k] = float(decodeElement(t.dtype, logical.data() + k * eb));
   });
 }
@@ -639,11 +646,11 @@ mkrt_status mkrt_read_output(mkrt_model* model, const char* name, float* out, si
 mkrt_status mkrt_read_output_i32(mkrt_model* model, const char* name, int32_t* out, size_t n) {
   return guarded(model, [&](mkrt_model& m) {
     const TensorMeta& t = outputTensor(m, name, n);
-    if (elemTypeIsFloat(t.dtype))
-      failWith(MKRT_ERR_ARGUMENT, std::string("output '") + name + "' is " + elemTypeName(t.dtype) + ": read it with mkrt_read_output");
+    if (isFloat(t.dtype))
+      failWith(MKRT_ERR_ARGUMENT, std::string("output '") + name + "' is " + dtypeName(t.dtype) + ": read it with mkrt_read_output");
     if (!out && n) failWith(MKRT_ERR_ARGUMENT, "mkrt_read_output_i32: out is NULL");
     std::vector<uint8_t> logical = readLogical(m, t);
-    const unsigned eb = elemTypeBytes(t.dtype);
+    const unsigned eb = dtypeBytes(t.dtype);
     for (size_t k = 0; k < n; ++k) out[k] = int32_t(decodeElement(t.dtype, logical.data() + k * eb));
   });
 }

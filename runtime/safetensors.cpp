@@ -1,6 +1,7 @@
 #include "runtime/safetensors.h"
 
-#include "runtime/json.h"
+#include "abi/json.h"
+#include "abi/layout.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -19,6 +20,10 @@
 
 namespace mk::runtime {
 
+using abi::JsonError;
+using abi::JsonValue;
+using abi::parseJson;
+
 static_assert(std::endian::native == std::endian::little,
               "safetensors data is little endian; a big-endian host needs byte swaps");
 
@@ -28,7 +33,7 @@ namespace {
   throw SafetensorsError(file + ": " + msg);
 }
 
-// The JSON reader is runtime/json.h; its errors become this file's.
+// The JSON reader is abi/json.h; its errors become this file's.
 JsonValue parseHeaderJson(std::string_view text, const std::string& file) {
   try {
     return parseJson(text);
@@ -46,12 +51,6 @@ std::optional<uint64_t> asUint(const JsonValue& v) {
     n = n * 10 + uint64_t(c - '0');
   }
   return n;
-}
-
-std::string shapeStr(const std::vector<int64_t>& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
 }
 
 constexpr uint64_t kMaxHeader = 100u << 20;  // the limit of the reference implementation
@@ -187,7 +186,7 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
       if (want > dataSize) break;
     }
     if (want != t.end - t.begin)
-      bad("shape " + shapeStr(t.shape) + " of " + t.dtype + " does not match data_offsets [" +
+      bad("shape " + abi::shapeString(t.shape) + " of " + t.dtype + " does not match data_offsets [" +
           std::to_string(t.begin) + ", " + std::to_string(t.end) + "]");
     f.tensors_.push_back(std::move(t));
   }
@@ -380,11 +379,13 @@ std::vector<uint8_t> encodeFloats(const std::vector<float>& values, const std::s
 
 void writeSafetensors(const std::string& path, const std::vector<TensorData>& tensors,
                       const std::map<std::string, std::string>& metadata) {
+  // Written by hand rather than with abi::jsonText: the header's shapes have spaces after their
+  // commas, the rest is compact, and files written before keep their bytes.
   std::string header = "{";
   bool first = true;
   if (!metadata.empty()) {
     header += "\"__metadata__\":{";
-    for (auto& [k, v] : metadata) header += (first ? "" : ",") + jsonQuoted(k) + ":" + jsonQuoted(v), first = false;
+    for (auto& [k, v] : metadata) header += (first ? "" : ",") + abi::jsonQuote(k) + ":" + abi::jsonQuote(v), first = false;
     header += "}";
     first = false;
   }
@@ -401,9 +402,9 @@ void writeSafetensors(const std::string& path, const std::vector<TensorData>& te
     }
     if (uint64_t(n) * *esize != t.data.size())
       fail(path, "tensor \"" + t.name + "\": " + std::to_string(t.data.size()) + " bytes for shape " +
-                     shapeStr(t.shape) + " of " + t.dtype);
-    header += std::string(first ? "" : ",") + jsonQuoted(t.name) + ":{\"dtype\":\"" + t.dtype + "\",\"shape\":" +
-              shapeStr(t.shape) + ",\"data_offsets\":[" + std::to_string(at) + "," +
+                     abi::shapeString(t.shape) + " of " + t.dtype);
+    header += std::string(first ? "" : ",") + abi::jsonQuote(t.name) + ":{\"dtype\":" + abi::jsonQuote(t.dtype) +
+              ",\"shape\":" + abi::shapeString(t.shape) + ",\"data_offsets\":[" + std::to_string(at) + "," +
               std::to_string(at + t.data.size()) + "]}";
     first = false;
     at += t.data.size();

@@ -8,7 +8,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "runtime/json.h"
+#include "abi/json.h"
 
 namespace mk::runtime {
 
@@ -180,15 +180,19 @@ std::vector<std::string> traceReport(const TraceSummary& s) {
 }
 
 std::string traceEventsJson(const TraceInfo& info, std::span<const uint64_t> words, int64_t step) {
+  using abi::JsonValue;
   const TraceSummary s = summarizeTrace(info, words, step);
+  // Numbers as std::to_string writes them (u64 nanoseconds stay exact); times as micros().
+  auto num = [](auto v) { return abi::jsonNumberText(std::to_string(v)); };
+  auto str = [](std::string v) { return abi::jsonString(std::move(v)); };
   std::string out = "{\"traceEvents\": [\n";
   bool firstEvent = true;
-  auto event = [&](const std::string& e) {
-    out += (firstEvent ? "  " : ",\n  ") + e;
+  auto event = [&](std::vector<abi::JsonMember> members) {
+    out += (firstEvent ? "  " : ",\n  ") + abi::jsonText(abi::jsonObject(std::move(members)), {.spaced = true});
     firstEvent = false;
   };
-  event("{\"ph\": \"M\", \"pid\": 0, \"name\": \"process_name\", \"args\": {\"name\": \"mk_step, step " +
-        std::to_string(step) + "\"}}");
+  event({{"ph", str("M")}, {"pid", num(0)}, {"name", str("process_name")},
+         {"args", abi::jsonObject({{"name", str("mk_step, step " + std::to_string(step))}})}});
   // One track per SM that ran something, in SM order, and one per SM whose loader warp streamed
   // tiles for a task (pid 1). Loader stamps can precede every task's start (the loader runs
   // ahead): times count from the earlier of the two.
@@ -206,42 +210,50 @@ std::string traceEventsJson(const TraceInfo& info, std::span<const uint64_t> wor
   auto tracks = [&](int pid, std::vector<uint32_t>& ids) {
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    const std::string where = "{\"ph\": \"M\", \"pid\": " + std::to_string(pid) + ", \"tid\": ";
     for (uint32_t sm : ids) {
-      const std::string tid = std::to_string(sm);
-      event(where + tid + ", \"name\": \"thread_name\", \"args\": {\"name\": \"SM " + tid + "\"}}");
-      event(where + tid + ", \"name\": \"thread_sort_index\", \"args\": {\"sort_index\": " + tid + "}}");
+      event({{"ph", str("M")}, {"pid", num(pid)}, {"tid", num(sm)}, {"name", str("thread_name")},
+             {"args", abi::jsonObject({{"name", str("SM " + std::to_string(sm))}})}});
+      event({{"ph", str("M")}, {"pid", num(pid)}, {"tid", num(sm)}, {"name", str("thread_sort_index")},
+             {"args", abi::jsonObject({{"sort_index", num(sm)}})}});
     }
   };
   tracks(0, sms);
   if (!loaderSms.empty()) {
-    event("{\"ph\": \"M\", \"pid\": 1, \"name\": \"process_name\", \"args\": {\"name\": \"loader warps (first to last "
-          "tile copy issued)\"}}");
+    event({{"ph", str("M")}, {"pid", num(1)}, {"name", str("process_name")},
+           {"args", abi::jsonObject({{"name", str("loader warps (first to last tile copy issued)")}})}});
     tracks(1, loaderSms);
   }
   for (size_t i = 0; i < s.records; ++i) {
     const Record r = record(info, words, i);
     if (r.kind != Record::Written) continue;
     const TraceNode& node = info.nodes[r.node];
-    const std::string where = "\"pid\": 0, \"tid\": " + std::to_string(r.sm);
     if (r.streamed())
-      event("{\"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(r.sm) + ", \"name\": " + jsonQuoted(node.name) +
-            ", \"cat\": \"loader\", \"ts\": " + micros(r.loaderFirst - origin) + ", \"dur\": " +
-            micros(r.loaderLast - r.loaderFirst) + ", \"args\": {\"record\": " + std::to_string(i) +
-            ", \"loader_wait_ns\": " + std::to_string(r.loaderWait) + "}}");
-    const std::string index = std::to_string(i), nodeId = std::to_string(r.node);
+      event({{"ph", str("X")}, {"pid", num(1)}, {"tid", num(r.sm)}, {"name", str(node.name)}, {"cat", str("loader")},
+             {"ts", abi::jsonNumberText(micros(r.loaderFirst - origin))},
+             {"dur", abi::jsonNumberText(micros(r.loaderLast - r.loaderFirst))},
+             {"args", abi::jsonObject({{"record", num(i)}, {"loader_wait_ns", num(r.loaderWait)}})}});
     if (r.ready > r.start)
-      event("{\"ph\": \"X\", " + where + ", \"name\": \"wait\", \"cat\": \"wait\", \"ts\": " + micros(r.start - origin) +
-            ", \"dur\": " + micros(r.ready - r.start) + ", \"args\": {\"node\": " + nodeId + ", \"record\": " + index + "}}");
-    event("{\"ph\": \"X\", " + where + ", \"name\": " + jsonQuoted(node.name) + ", \"cat\": " + jsonQuoted(node.op) +
-          ", \"ts\": " + micros(r.ready - origin) + ", \"dur\": " + micros(r.end - r.ready) + ", \"args\": {\"node\": " +
-          nodeId + ", \"op\": " + jsonQuoted(node.op) + ", \"sm\": " + std::to_string(r.sm) + ", \"record\": " + index +
-          ", \"wait_ns\": " + std::to_string(r.ready - r.start) + ", \"ring_wait_ns\": " + std::to_string(r.ringWait) +
-          ", \"est_bytes\": " + std::to_string(taskBytes(node)) + (node.bytesExact ? "" : ", \"est_bytes_bound\": true") + "}}");
+      event({{"ph", str("X")}, {"pid", num(0)}, {"tid", num(r.sm)}, {"name", str("wait")}, {"cat", str("wait")},
+             {"ts", abi::jsonNumberText(micros(r.start - origin))}, {"dur", abi::jsonNumberText(micros(r.ready - r.start))},
+             {"args", abi::jsonObject({{"node", num(r.node)}, {"record", num(i)}})}});
+    JsonValue args = abi::jsonObject({{"node", num(r.node)},
+                                      {"op", str(node.op)},
+                                      {"sm", num(r.sm)},
+                                      {"record", num(i)},
+                                      {"wait_ns", num(r.ready - r.start)},
+                                      {"ring_wait_ns", num(r.ringWait)},
+                                      {"est_bytes", num(taskBytes(node))}});
+    if (!node.bytesExact) args.members.push_back({"est_bytes_bound", abi::jsonBool(true)});
+    event({{"ph", str("X")}, {"pid", num(0)}, {"tid", num(r.sm)}, {"name", str(node.name)}, {"cat", str(node.op)},
+           {"ts", abi::jsonNumberText(micros(r.ready - origin))}, {"dur", abi::jsonNumberText(micros(r.end - r.ready))},
+           {"args", std::move(args)}});
   }
-  out += "\n],\n\"displayTimeUnit\": \"ns\",\n\"otherData\": {\"step\": " + std::to_string(step) +
-         ", \"start_ns\": " + std::to_string(origin) + ", \"records\": " + std::to_string(s.records) +
-         ", \"not_written\": " + std::to_string(s.notWritten) + ", \"malformed\": " + std::to_string(s.malformed) + "}}\n";
+  const JsonValue other = abi::jsonObject({{"step", num(step)},
+                                           {"start_ns", num(origin)},
+                                           {"records", num(s.records)},
+                                           {"not_written", num(s.notWritten)},
+                                           {"malformed", num(s.malformed)}});
+  out += "\n],\n\"displayTimeUnit\": \"ns\",\n\"otherData\": " + abi::jsonText(other, {.spaced = true}) + "}\n";
   return out;
 }
 

@@ -13,60 +13,60 @@ uint64_t fnv1a(const std::string& s) {
   return h;
 }
 
-float roundToElemType(ElemType t, double x) {
+float roundToElemType(DType t, double x) {
   const float f = float(x);
-  if (t == ElemType::BF16) return bf16ToF32(f32ToBf16(f));
-  if (t == ElemType::F16) return f16ToF32(f32ToF16(f));
+  if (t == DType::BF16) return bf16ToF32(f32ToBf16(f));
+  if (t == DType::F16) return f16ToF32(f32ToF16(f));
   return f;
 }
 
 int32_t wrapToInt32(double x) { return int32_t(uint32_t(uint64_t(int64_t(x)))); }
 
-void encodeElement(ElemType t, double x, uint8_t* out) {
+void encodeElement(DType t, double x, uint8_t* out) {
   switch (t) {
-    case ElemType::BF16: {
+    case DType::BF16: {
       uint16_t h = f32ToBf16(float(x));
       std::memcpy(out, &h, 2);
       return;
     }
-    case ElemType::F16: {
+    case DType::F16: {
       uint16_t h = f32ToF16(float(x));
       std::memcpy(out, &h, 2);
       return;
     }
-    case ElemType::F32: {
+    case DType::F32: {
       float f = float(x);
       std::memcpy(out, &f, 4);
       return;
     }
-    case ElemType::I32: {
+    case DType::I32: {
       int32_t i = wrapToInt32(x);
       std::memcpy(out, &i, 4);
       return;
     }
-    case ElemType::Bool: *out = wrapToInt32(x) != 0 ? 1 : 0; return;
+    case DType::Bool: *out = wrapToInt32(x) != 0 ? 1 : 0; return;
   }
 }
 
-double decodeElement(ElemType t, const uint8_t* in) {
+double decodeElement(DType t, const uint8_t* in) {
   switch (t) {
-    case ElemType::BF16:
-    case ElemType::F16: {
+    case DType::BF16:
+    case DType::F16: {
       uint16_t h;
       std::memcpy(&h, in, 2);
-      return t == ElemType::BF16 ? bf16ToF32(h) : f16ToF32(h);
+      return t == DType::BF16 ? bf16ToF32(h) : f16ToF32(h);
     }
-    case ElemType::F32: {
+    case DType::F32: {
       float f;
       std::memcpy(&f, in, 4);
       return f;
     }
-    case ElemType::I32: {
+    case DType::I32: {
       int32_t i;
       std::memcpy(&i, in, 4);
       return i;
     }
-    case ElemType::Bool: return *in != 0 ? 1 : 0;
+    case DType::Bool: return *in != 0 ? 1 : 0;
   }
   return 0;
 }
@@ -128,7 +128,7 @@ struct Plan {
 };
 
 std::string what(const WeightSpec& t) {
-  return "weight '" + t.name + "' (" + elemTypeName(t.dtype) + shapeString(t.shape) + ")" +
+  return "weight '" + t.name + "' (" + dtypeName(t.dtype) + shapeString(t.shape) + ")" +
          (t.declaredAt.empty() ? "" : " declared at " + t.declaredAt);
 }
 
@@ -149,8 +149,8 @@ Plan plan(const WeightSpec& t, const SafetensorsSet& set) {
   for (const auto& r : p.srcs) {
     const std::string& d = r.info->dtype;
     bool srcFloat = d == "BF16" || d == "F16" || d == "F32" || d == "F64";
-    if (srcFloat != elemTypeIsFloat(t.dtype))
-      fail(w + ": " + describe(r) + ", which does not convert to " + elemTypeName(t.dtype));
+    if (srcFloat != isFloat(t.dtype))
+      fail(w + ": " + describe(r) + ", which does not convert to " + dtypeName(t.dtype));
   }
   const size_t nsrc = p.srcs.size();
   p.interleave = t.layout.kind == Layout::Interleave && nsrc > 1;
@@ -209,25 +209,25 @@ void forEachRow(const Plan& p, F&& row) {
 
 // Same-dtype copies are exact except for NaNs, which the conversion chain (through f64 and f32)
 // quiets; these do the same to the raw bits.
-bool sameStorage(const std::string& src, ElemType dst) {
-  return (src == "BF16" && dst == ElemType::BF16) || (src == "F16" && dst == ElemType::F16) ||
-         (src == "F32" && dst == ElemType::F32) || (src == "I32" && dst == ElemType::I32);
+bool sameStorage(const std::string& src, DType dst) {
+  return (src == "BF16" && dst == DType::BF16) || (src == "F16" && dst == DType::F16) ||
+         (src == "F32" && dst == DType::F32) || (src == "I32" && dst == DType::I32);
 }
 
-void quietNaNs(ElemType t, uint8_t* p, size_t n) {
-  if (t == ElemType::BF16) {
+void quietNaNs(DType t, uint8_t* p, size_t n) {
+  if (t == DType::BF16) {
     for (size_t i = 0; i < n; ++i) {
       uint16_t h;
       std::memcpy(&h, p + 2 * i, 2);
       if ((h & 0x7fffu) > 0x7f80u) h = uint16_t(h | 0x40u), std::memcpy(p + 2 * i, &h, 2);
     }
-  } else if (t == ElemType::F16) {
+  } else if (t == DType::F16) {
     for (size_t i = 0; i < n; ++i) {
       uint16_t h;
       std::memcpy(&h, p + 2 * i, 2);
       if ((h & 0x7fffu) > 0x7c00u) h = uint16_t((h & 0x8000u) | 0x7e00u), std::memcpy(p + 2 * i, &h, 2);
     }
-  } else if (t == ElemType::F32) {
+  } else if (t == DType::F32) {
     for (size_t i = 0; i < n; ++i) {
       uint32_t x;
       std::memcpy(&x, p + 4 * i, 4);
@@ -239,7 +239,7 @@ void quietNaNs(ElemType t, uint8_t* p, size_t n) {
 // Why the weight cannot be repacked to its layout ("" when it can), as a WeightError message.
 std::string repackProblem(const WeightSpec& w) {
   std::string p = layoutProblem(w.layout, w.shape);
-  if (p.empty()) p = mappingProblem(w.layout, w.shape, elemTypeBytes(w.dtype));
+  if (p.empty()) p = mappingProblem(w.layout, w.shape, dtypeBytes(w.dtype));
   return p.empty() ? "" : what(w) + ": cannot lay out as " + w.layout.str() + ": " + p;
 }
 
@@ -252,7 +252,7 @@ struct RandomStream {
   }
   float next() { return roundToElemType(dtype, (gain ? 1.0 : 0.0) + a * (2.0 * rng.uniform() - 1.0)); }
   SplitMix64 rng;
-  ElemType dtype;
+  DType dtype;
   bool gain = false;
   double a = 0;
 };
@@ -264,7 +264,7 @@ void checkWeightSources(const WeightSpec& w, const SafetensorsSet& set) { (void)
 void assembleWeightValues(const WeightSpec& t, const SafetensorsSet& set, std::vector<float>& floats,
                           std::vector<int32_t>& ints) {
   const Plan p = plan(t, set);
-  const bool isInt = !elemTypeIsFloat(t.dtype);
+  const bool isInt = !isFloat(t.dtype);
   const size_t n = size_t(shapeElements(t.shape));
   if (isInt) ints.assign(n, 0);
   else floats.assign(n, 0.0f);
@@ -281,7 +281,7 @@ void assembleWeightValues(const WeightSpec& t, const SafetensorsSet& set, std::v
 }
 
 std::vector<float> randomWeightValues(const WeightSpec& t, uint64_t seed) {
-  if (!elemTypeIsFloat(t.dtype)) return {};
+  if (!isFloat(t.dtype)) return {};
   RandomStream stream(t, seed);
   std::vector<float> out(size_t(shapeElements(t.shape)));
   for (float& x : out) x = stream.next();
@@ -291,7 +291,7 @@ std::vector<float> randomWeightValues(const WeightSpec& t, uint64_t seed) {
 std::vector<uint8_t> assembleWeightStorage(const WeightSpec& t, const SafetensorsSet& set) {
   const Plan p = plan(t, set);
   if (auto problem = repackProblem(t); !problem.empty()) fail(problem);
-  const unsigned eb = elemTypeBytes(t.dtype);
+  const unsigned eb = dtypeBytes(t.dtype);
   std::vector<uint8_t> storage(size_t(storageElements(t.layout, t.shape)) * eb, 0);
   RowPacker packer(t.layout, t.shape, eb);
   std::vector<uint8_t> row(packer.rowBytes());
@@ -313,9 +313,9 @@ std::vector<uint8_t> assembleWeightStorage(const WeightSpec& t, const Safetensor
 
 std::vector<uint8_t> randomWeightStorage(const WeightSpec& t, uint64_t seed) {
   if (auto problem = repackProblem(t); !problem.empty()) fail(problem);
-  const unsigned eb = elemTypeBytes(t.dtype);
+  const unsigned eb = dtypeBytes(t.dtype);
   std::vector<uint8_t> storage(size_t(storageElements(t.layout, t.shape)) * eb, 0);
-  if (!elemTypeIsFloat(t.dtype)) return storage;
+  if (!isFloat(t.dtype)) return storage;
   const RowPacker packer(t.layout, t.shape, eb);
   const size_t rowElems = packer.rowBytes() / eb;
   // Rows in parallel: the stream is a counter, so row r starts r * rowElems draws in. An 8B model's

@@ -53,7 +53,7 @@ uint64_t fnv1a(const std::string& s);
 
 struct WeightSpec {
   std::string name;                  // the .mk name: "layer[3].qkv"
-  ElemType dtype = ElemType::F32;
+  DType dtype = DType::F32;
   std::vector<int64_t> shape;
   Layout layout;
   std::vector<std::string> sources;  // safetensors names
@@ -62,10 +62,10 @@ struct WeightSpec {
 };
 
 // Value conversions (the interpreter's `rnd` for stored values):
-float roundToElemType(ElemType t, double x);     // float dtypes: float(x), then bf16/f16 rounding
+float roundToElemType(DType t, double x);     // float dtypes: float(x), then bf16/f16 rounding
 int32_t wrapToInt32(double x);                   // integers: wrap to 32 bits
-void encodeElement(ElemType t, double x, uint8_t* out);  // storage bytes of the rounded/wrapped value
-double decodeElement(ElemType t, const uint8_t* in);     // and back (bool: 0 or 1)
+void encodeElement(DType t, double x, uint8_t* out);  // storage bytes of the rounded/wrapped value
+double decodeElement(DType t, const uint8_t* in);     // and back (bool: 0 or 1)
 
 // Checks that the checkpoint can fill the weight (every source present, dtypes that convert,
 // shapes that assemble to the declared one) without reading any data; throws WeightError.

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "support/json.h"
-#include "support/utf8.h"
+#include "abi/json.h"
+#include "abi/utf8.h"
 
 namespace mk {
 
@@ -138,17 +138,17 @@ std::string renderJson(const SourceManager& sources, const std::vector<Diagnosti
     const SourceFile& f = sources.file(r.file);
     LineCol b = f.lineCol(r.begin), e = f.lineCol(r.end);
     return fmt::format("\"file\":{},\"line\":{},\"column\":{},\"endLine\":{},\"endColumn\":{}",
-                       jsonQuote(f.path()), b.line, b.col, e.line, e.col);
+                       abi::jsonQuote(f.path()), b.line, b.col, e.line, e.col);
   };
   std::string out = "[";
   for (size_t i = 0; i < diags.size(); ++i) {
     const Diagnostic& d = diags[i];
     if (i) out += ",";
     out += fmt::format("\n  {{{},\"severity\":\"{}\",\"code\":\"{}\",\"message\":{},\"notes\":[", place(d.range),
-                       severityName(d.severity), diagCode(d.kind), jsonQuote(d.message));
+                       severityName(d.severity), diagCode(d.kind), abi::jsonQuote(d.message));
     for (size_t k = 0; k < d.notes.size(); ++k)
       out += fmt::format("{}{{{},\"message\":{}}}", k ? "," : "", place(d.notes[k].range),
-                         jsonQuote(d.notes[k].message));
+                         abi::jsonQuote(d.notes[k].message));
     out += "]}";
   }
   out += diags.empty() ? "]\n" : "\n]\n";

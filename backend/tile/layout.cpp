@@ -1,28 +1,32 @@
-// Where a tensor's elements are: the layout address formula (logical coordinates -> physical
-// element offset, emitted as LLVM IR) and element stores in a dtype's storage.
+// Where a tensor's elements are: the layout address formula (abi/layout.h's, emitted as LLVM IR)
+// and element stores in a dtype's storage.
+#include <optional>
+#include <span>
+
+#include "abi/layout.h"
 #include "backend/tile/tile_gen.h"
 
 namespace mk::backend::tile {
 
-std::vector<int64_t> affineStrides(const ir::Tensor& t) {
-  const auto& s = t.shape;
-  std::vector<int64_t> st(s.size(), 1);
-  auto rowMajor = [&] {
-    for (size_t d = s.size(); d-- > 1;) st[d - 1] = st[d] * s[d];
-    return st;
-  };
-  switch (t.layout.kind) {
-    case Layout::RowMajor:
-    case Layout::Interleave: return rowMajor();
-    case Layout::Padded:
-      if (s.size() == 2 && !t.layout.args.empty()) return {t.layout.args[0], 1};
-      return {};
-    case Layout::Tiled:
-      if (s.size() == 2 && t.layout.args.size() == 2 && t.layout.args[1] == s[1]) return rowMajor();
-      return {};
-    default: return {};
-  }
-}
+std::vector<int64_t> affineStrides(const ir::Tensor& t) { return abi::affineStrides(t.layout, t.shape); }
+
+// abi::physicalOffset's arithmetic as LLVM IR: coordinates are i32, offsets i64, both
+// non-negative (so division and remainder are unsigned).
+struct IRArithmetic {
+  using Index = V;
+  using Offset = V;
+  Builder& b;
+  V constant(int64_t x) const { return b.getInt64(uint64_t(x)); }
+  V widen(V i) const { return b.CreateZExt(i, b.getInt64Ty()); }
+  V indexDiv(V i, int64_t d) const { return b.CreateUDiv(i, b.getInt32(uint32_t(int32_t(d)))); }
+  V indexRem(V i, int64_t d) const { return b.CreateURem(i, b.getInt32(uint32_t(int32_t(d)))); }
+  V add(V x, V y) const { return b.CreateAdd(x, y); }
+  V sub(V x, V y) const { return b.CreateSub(x, y); }
+  V mul(V x, V y) const { return b.CreateMul(x, y); }
+  V div(V x, V y) const { return b.CreateUDiv(x, y); }
+  V rem(V x, V y) const { return b.CreateURem(x, y); }
+  V bitXor(V x, V y) const { return b.CreateXor(x, y); }
+};
 
 void TileGen::storeStorage(DType t, V ptr, V x) {  // x: the repr of a value of dtype t
   switch (t) {
@@ -35,42 +39,10 @@ void TileGen::storeStorage(DType t, V ptr, V x) {  // x: the repr of a value of 
 
 // Physical element offset (i64) of logical coordinates (i32, non-negative) in tensor t.
 V TileGen::physOffset(const ir::Tensor& t, const std::vector<V>& c) {
-  auto* i64 = b_.getInt64Ty();
-  auto z = [&](V x) { return b_.CreateZExt(x, i64); };
-  auto k = [&](int64_t x) { return b_.getInt64(uint64_t(x)); };
-  const auto& s = t.shape;
-  if (c.empty()) return k(0);
-  const auto& a = t.layout.args;
-  switch (t.layout.kind) {
-    case Layout::ColMajor:
-      if (s.size() == 2) return b_.CreateAdd(b_.CreateMul(z(c[1]), k(s[0])), z(c[0]));
-      break;
-    case Layout::Tiled:
-      if (s.size() == 2 && a.size() == 2 && a[1] != s[1]) {
-        const int64_t R = a[0], C = a[1];
-        V tile = b_.CreateAdd(b_.CreateMul(z(b_.CreateUDiv(c[0], ci(R))), k(s[1] / C)), z(b_.CreateUDiv(c[1], ci(C))));
-        V in = b_.CreateAdd(b_.CreateMul(z(b_.CreateURem(c[0], ci(R))), k(C)), z(b_.CreateURem(c[1], ci(C))));
-        return b_.CreateAdd(b_.CreateMul(tile, k(R * C)), in);
-      }
-      break;
-    case Layout::Swizzle:
-      if (s.size() == 2 && !a.empty()) {
-        // Row-major bytes; the 16-byte chunk within each B-byte span XOR (row % (B / 16)).
-        const int64_t B = a[0], eb = dtypeBytes(t.dtype);
-        V byte = b_.CreateMul(b_.CreateAdd(b_.CreateMul(z(c[0]), k(s[1])), z(c[1])), k(eb));
-        V inSpan = b_.CreateURem(byte, k(B));
-        V chunk = b_.CreateXor(b_.CreateUDiv(inSpan, k(16)), z(b_.CreateURem(c[0], ci(B / 16))));
-        V moved = b_.CreateAdd(b_.CreateSub(byte, inSpan), b_.CreateAdd(b_.CreateMul(chunk, k(16)), b_.CreateURem(byte, k(16))));
-        return b_.CreateUDiv(moved, k(eb));
-      }
-      break;
-    default: break;
-  }
-  std::vector<int64_t> st = affineStrides(t);
-  if (st.size() != c.size()) unsupported("the layout " + t.layout.str() + " of '" + t.name + "'");
-  V off = k(0);
-  for (size_t d = 0; d < c.size(); ++d) off = b_.CreateAdd(off, b_.CreateMul(z(c[d]), k(st[d])));
-  return off;
+  IRArithmetic a{b_};
+  std::optional<V> off = abi::physicalOffset(a, t.layout, t.shape, dtypeBytes(t.dtype), std::span<const V>(c));
+  if (!off) unsupported("the layout " + t.layout.str() + " of '" + t.name + "'");
+  return *off;
 }
 
 }  // namespace mk::backend::tile

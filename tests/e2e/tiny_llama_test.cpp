@@ -24,13 +24,13 @@
 #include <string>
 #include <vector>
 
+#include "abi/json.h"
 #include "frontend/sema.h"
 #include "interp/interp.h"
 #include "ir/target.h"
 #include "ir/verify.h"
 #include "lowering/graph.h"
 #include "lowering/schedule.h"
-#include "runtime/json.h"
 #include "runtime/metadata.h"
 #include "runtime/npy.h"
 #include "runtime/safetensors.h"
@@ -620,17 +620,17 @@ TEST_CASE("mkdsl run --device cuda --trace: the kernel built traced, a Chrome tr
   CHECK(r.err.find("\nmkdsl: (ring wait: the compute threads waited for weight tiles; loader wait: the loader waited for "
                    "free ring slots; lead: how long before the task was ready its first tile copy was issued)\n") >
         table);
-  runtime::JsonValue doc = runtime::parseJson(runtime::readWholeFile(tmp.file("t.json")));
+  abi::JsonValue doc = abi::parseJson(runtime::readWholeFile(tmp.file("t.json")));
   CHECK(doc.get("displayTimeUnit")->text == "ns");
   CHECK(doc.get("otherData")->get("step")->text == "6");
   // The fake stamps record i from epoch * 1e6 + 100 i ns and an odd record's loader 150 ns
   // before its start: record 1's is the origin.
   CHECK(doc.get("otherData")->get("start_ns")->text == "5999950");
-  const runtime::JsonValue* events = doc.get("traceEvents");
+  const abi::JsonValue* events = doc.get("traceEvents");
   REQUIRE(events);
   size_t tracks[2] = {0, 0}, slices = 0, loaderSlices = 0;
   std::string loaderProcess;
-  for (const runtime::JsonValue& e : events->items) {
+  for (const abi::JsonValue& e : events->items) {
     const bool loader = e.get("pid")->text == "1";
     if (e.get("name")->text == "thread_name") ++tracks[loader];
     if (loader && e.get("name")->text == "process_name") loaderProcess = e.get("args")->get("name")->text;
@@ -652,7 +652,7 @@ TEST_CASE("mkdsl run --device cuda --trace: the kernel built traced, a Chrome tr
   // --trace-step: the records of that step.
   r = runMkdsl(cudaArgs("--max-new 0 --trace '" + tmp.file("s.json") + "' --trace-step 2"), fake);
   CHECK(r.exitCode == 0);
-  doc = runtime::parseJson(runtime::readWholeFile(tmp.file("s.json")));
+  doc = abi::parseJson(runtime::readWholeFile(tmp.file("s.json")));
   CHECK(doc.get("otherData")->get("start_ns")->text == "1999950");
 
   // Mistakes: one line each, status 1, nothing written.

@@ -19,7 +19,7 @@ namespace {
 void checkHover(LargeDocumentSession& s) {
   const std::vector<std::string> answer = s.hover();
   REQUIRE(answer.size() == 1);
-  const Json j = mk::runtime::parseJson(answer[0]);
+  const Json j = mk::abi::parseJson(answer[0]);
   REQUIRE(j.get("result"));
   CHECK(j.get("result")->get("contents")->get("value")->text.find(kHoverSignature) != std::string::npos);
 }
@@ -37,7 +37,7 @@ TEST_CASE("lsp large document: 5,000 lines hovered after open, after edits and u
   CHECK(s.server().analysesRun() == 1);  // the hover checked it
   const std::vector<std::string> published = s.server().idle();
   REQUIRE(published.size() == 1);
-  CHECK(mk::runtime::parseJson(published[0]).get("params")->get("diagnostics")->items.empty());  // valid program
+  CHECK(mk::abi::parseJson(published[0]).get("params")->get("diagnostics")->items.empty());  // valid program
   CHECK(s.server().analysesRun() == 1);  // the diagnostics came from the hover's analysis
   for (int round = 0; round < 3; ++round) {
     s.edit();

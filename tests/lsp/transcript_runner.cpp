@@ -164,7 +164,7 @@ std::string normalise(const std::string& body, const std::string& root) {
 // The comparison form: keys sorted, compact. Text that is not JSON compares as it is.
 std::string canonical(const std::string& text) {
   try {
-    return mk::lsp::dump(mk::runtime::parseJson(text), true);
+    return mk::lsp::dump(mk::abi::parseJson(text), true);
   } catch (const std::exception&) {
     return text;
   }
@@ -174,7 +174,7 @@ std::string canonical(const std::string& text) {
 // has none.
 std::string withoutVersion(const std::string& text) {
   try {
-    Json j = mk::runtime::parseJson(text);
+    Json j = mk::abi::parseJson(text);
     Json* result = nullptr;
     for (auto& m : j.members)
       if (m.first == "result") result = &m.second;
@@ -182,7 +182,7 @@ std::string withoutVersion(const std::string& text) {
     for (auto& m : result->members)
       if (m.first == "serverInfo") {
         auto& ms = m.second.members;
-        ms.erase(std::remove_if(ms.begin(), ms.end(), [](const mk::runtime::JsonMember& x) { return x.first == "version"; }),
+        ms.erase(std::remove_if(ms.begin(), ms.end(), [](const mk::abi::JsonMember& x) { return x.first == "version"; }),
                  ms.end());
       }
     return mk::lsp::dump(j);
@@ -193,7 +193,7 @@ std::string withoutVersion(const std::string& text) {
 
 bool isResponse(const std::string& text) {
   try {
-    Json j = mk::runtime::parseJson(text);
+    Json j = mk::abi::parseJson(text);
     return j.kind == Json::Object && j.get("id") && !j.get("method");
   } catch (const std::exception&) {
     return false;

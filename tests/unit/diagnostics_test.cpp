@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "abi/json.h"
 #include "support/diagnostics.h"
-#include "support/json.h"
 #include "support/source.h"
 
 namespace {
@@ -235,30 +235,30 @@ TEST_CASE("renderJson: escaping of messages and paths") {
 }
 
 TEST_CASE("jsonQuote") {
-  CHECK(mk::jsonQuote("") == "\"\"");
-  CHECK(mk::jsonQuote("plain") == "\"plain\"");
-  CHECK(mk::jsonQuote("a\"b") == "\"a\\\"b\"");
-  CHECK(mk::jsonQuote("a\\b") == "\"a\\\\b\"");
-  CHECK(mk::jsonQuote("a\nb\rc\td") == "\"a\\nb\\rc\\td\"");
-  CHECK(mk::jsonQuote(std::string_view("\x00\x1f", 2)) == "\"\\u0000\\u001f\"");
-  CHECK(mk::jsonQuote("\x7f") == "\"\x7f\"");
+  CHECK(mk::abi::jsonQuote("") == "\"\"");
+  CHECK(mk::abi::jsonQuote("plain") == "\"plain\"");
+  CHECK(mk::abi::jsonQuote("a\"b") == "\"a\\\"b\"");
+  CHECK(mk::abi::jsonQuote("a\\b") == "\"a\\\\b\"");
+  CHECK(mk::abi::jsonQuote("a\nb\rc\td") == "\"a\\nb\\rc\\td\"");
+  CHECK(mk::abi::jsonQuote(std::string_view("\x00\x1f", 2)) == "\"\\u0000\\u001f\"");
+  CHECK(mk::abi::jsonQuote("\x7f") == "\"\x7f\"");
   // Valid UTF-8 of every length is kept as is.
-  CHECK(mk::jsonQuote("\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80") == "\"\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80\"");
+  CHECK(mk::abi::jsonQuote("\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80") == "\"\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80\"");
   // Bytes that are not UTF-8 become U+FFFD, one per byte, and what follows is kept.
-  CHECK(mk::jsonQuote("\xff") == "\"\\ufffd\"");
-  CHECK(mk::jsonQuote("\x80x") == "\"\\ufffdx\"");
-  CHECK(mk::jsonQuote("\xc3(") == "\"\\ufffd(\"");         // a lead byte without its continuation
-  CHECK(mk::jsonQuote("a\xe2\x9c") == "\"a\\ufffd\\ufffd\"");  // truncated at the end
-  CHECK(mk::jsonQuote("\xf0\x9f\x98") == "\"\\ufffd\\ufffd\\ufffd\"");
+  CHECK(mk::abi::jsonQuote("\xff") == "\"\\ufffd\"");
+  CHECK(mk::abi::jsonQuote("\x80x") == "\"\\ufffdx\"");
+  CHECK(mk::abi::jsonQuote("\xc3(") == "\"\\ufffd(\"");         // a lead byte without its continuation
+  CHECK(mk::abi::jsonQuote("a\xe2\x9c") == "\"a\\ufffd\\ufffd\"");  // truncated at the end
+  CHECK(mk::abi::jsonQuote("\xf0\x9f\x98") == "\"\\ufffd\\ufffd\\ufffd\"");
 }
 
 // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8 either.
 TEST_CASE("jsonQuote: overlong forms, surrogates and out-of-range code points") {
-  CHECK(mk::jsonQuote("\xc0\x80") == "\"\\ufffd\\ufffd\"");                  // overlong NUL
-  CHECK(mk::jsonQuote("\xe0\x80\xaf") == "\"\\ufffd\\ufffd\\ufffd\"");       // overlong '/'
-  CHECK(mk::jsonQuote("\xed\xa0\x80") == "\"\\ufffd\\ufffd\\ufffd\"");       // U+D800
-  CHECK(mk::jsonQuote("\xf4\x90\x80\x80") == "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");  // U+110000
-  CHECK(mk::jsonQuote("\xf7\xbf\xbf\xbf") == "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+  CHECK(mk::abi::jsonQuote("\xc0\x80") == "\"\\ufffd\\ufffd\"");                  // overlong NUL
+  CHECK(mk::abi::jsonQuote("\xe0\x80\xaf") == "\"\\ufffd\\ufffd\\ufffd\"");       // overlong '/'
+  CHECK(mk::abi::jsonQuote("\xed\xa0\x80") == "\"\\ufffd\\ufffd\\ufffd\"");       // U+D800
+  CHECK(mk::abi::jsonQuote("\xf4\x90\x80\x80") == "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");  // U+110000
+  CHECK(mk::abi::jsonQuote("\xf7\xbf\xbf\xbf") == "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
 }
 
 TEST_CASE("error limit") {

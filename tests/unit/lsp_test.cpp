@@ -36,7 +36,7 @@ std::string notify(const std::string& method, const std::string& params = "{}") 
   return R"({"jsonrpc":"2.0","method":")" + method + R"(","params":)" + params + "}";
 }
 
-Json parse(const std::string& s) { return mk::runtime::parseJson(s); }
+Json parse(const std::string& s) { return mk::abi::parseJson(s); }
 
 }  // namespace
 

@@ -1,4 +1,4 @@
-// The runtime's metadata reader (runtime/metadata.h, runtime/json.h): the sidecar the compiler
+// The runtime's metadata reader (abi/metadata.h, abi/json.h): the sidecar the compiler
 // writes, parsed back field by field, and every kind of malformed file rejected with a message
 // that says where.
 #include <doctest/doctest.h>
@@ -10,12 +10,13 @@
 #include <sstream>
 #include <string>
 
+#include "abi/json.h"
 #include "compiler/compile.h"
-#include "runtime/json.h"
 #include "runtime/metadata.h"
 #include "tiny_llama.h"
 
 using namespace mk::runtime;
+using namespace mk::abi;
 namespace fs = std::filesystem;
 
 namespace {
@@ -103,7 +104,8 @@ TEST_CASE("runtime json: strict values and integer conversions") {
   } catch (const JsonError& e) {
     CHECK(e.offset() == 6);
   }
-  CHECK(jsonQuoted("a\"b\\\n") == "\"a\\\"b\\\\\\u000a\"");
+  CHECK(jsonQuote("a\"b\\\n\x01") == "\"a\\\"b\\\\\\n\\u0001\"");
+  CHECK(jsonQuote("\xff\xc3\xa9") == "\"\\ufffd\xc3\xa9\"");  // invalid UTF-8 replaced, valid kept
 }
 
 TEST_CASE("runtime metadata: a good file, field by field") {
@@ -126,7 +128,7 @@ TEST_CASE("runtime metadata: a good file, field by field") {
   REQUIRE(m.tensors.size() == 4);
   const TensorMeta& w = m.tensors[0];
   CHECK(w.kind == TensorMeta::Weight);
-  CHECK(w.dtype == ElemType::BF16);
+  CHECK(w.dtype == mk::DType::BF16);
   CHECK(w.shape == std::vector<int64_t>{4, 8});
   CHECK(w.layout == Layout{Layout::Tiled, {2, 8}});
   CHECK(w.arena == Arena::Weights);
@@ -262,7 +264,8 @@ TEST_CASE("runtime metadata: what the compiler writes for the tiny Llama parses 
   CHECK(m.dynamicSmemBytes == launch.dynamicSmemBytes);
   CHECK(m.syncCounters == launch.syncCounters);
   CHECK(m.errorWords == launch.errorWords);
-  CHECK(kKernelParams == launch.params);
+  CHECK(kernelParamNames(false) == launch.params);
+  CHECK(m.params == launch.params);
   CHECK(m.arenaBytes[0] == uint64_t(out->kernel.memory.weightBytes));
   CHECK(m.arenaBytes[1] == uint64_t(out->kernel.memory.stateBytes));
   CHECK(m.arenaBytes[2] == uint64_t(out->kernel.memory.activationBytes));
@@ -272,7 +275,7 @@ TEST_CASE("runtime metadata: what the compiler writes for the tiny Llama parses 
     CHECK(m.tensors[i].name == g.tensors[i].name);
     CHECK(m.tensors[i].shape == g.tensors[i].shape);
     CHECK(m.tensors[i].layout.str() == g.tensors[i].layout.str());
-    CHECK(std::string(elemTypeName(m.tensors[i].dtype)) == mk::dtypeName(g.tensors[i].dtype));
+    CHECK(std::string(dtypeName(m.tensors[i].dtype)) == mk::dtypeName(g.tensors[i].dtype));
     CHECK(m.tensors[i].sources == g.tensors[i].sources);
     CHECK(m.tensors[i].storageBytes() == uint64_t(g.tensors[i].bytes()));
   }
@@ -476,7 +479,6 @@ TEST_CASE("runtime metadata: the tiny Llama built with --trace") {
     CAPTURE(n.name);
     CHECK(n.bytesExact == (n.op != "attention_partial"));
   }
-  std::vector<std::string> params = kKernelParams;
-  params.push_back(kTraceParam);
-  CHECK(out->artifact.launch.params == params);
+  CHECK(out->artifact.launch.params == kernelParamNames(true));
+  CHECK(m.params == kernelParamNames(true));
 }

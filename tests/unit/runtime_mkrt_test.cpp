@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "abi/json.h"
 #include "compiler/compile.h"
-#include "runtime/json.h"
 #include "runtime/layout.h"
 #include "runtime/metadata.h"
 #include "runtime/mkrt.h"
@@ -370,7 +370,7 @@ TEST_CASE("mkrt: a model on the fake driver: weights, launches, inputs, outputs"
     REQUIRE(mkrt_random_weights(m, 7) == MKRT_OK);
     REQUIRE(mkrt_step(m, in, 4) == MKRT_OK);
     REQUIRE(mkrt_read_output(m, "w_again", again.data(), 32) == MKRT_OK);
-    CHECK(again == rt::randomWeightValues({"w", rt::ElemType::F32, {4, 8}, tiled, {"w.src"}}, 7));
+    CHECK(again == rt::randomWeightValues({"w", mk::DType::F32, {4, 8}, tiled, {"w.src"}}, 7));
 
     // Reset: state and counters zeroed, epoch 1 again.
     REQUIRE(mkrt_reset(m) == MKRT_OK);
@@ -1249,13 +1249,13 @@ TEST_CASE("mkrt-run --trace: the Chrome trace of a step, its summary, and the er
   CHECK(r.err.find("   share ring wait us loader wait us  lead/task us\n") != std::string::npos);
   CHECK(r.err.find("\nmkrt-run: (ring wait: the compute threads waited for weight tiles; ") != std::string::npos);
   CHECK(r.err.find("mkrt-run: slowest SMs (by their last task's end):") != std::string::npos);
-  rt::JsonValue doc = rt::parseJson(rt::readWholeFile(dir / "last.json"));
+  mk::abi::JsonValue doc = mk::abi::parseJson(rt::readWholeFile(dir / "last.json"));
   CHECK(doc.get("displayTimeUnit")->text == "ns");
   CHECK(doc.get("otherData")->get("step")->text == "4");
   // The fake stamps epoch * 1e6 + 100 i, and record 1's loader 150 ns before its start: the origin.
   CHECK(doc.get("otherData")->get("start_ns")->text == "3999950");
   size_t tasks = 0, loaderSlices = 0;
-  for (const rt::JsonValue& e : doc.get("traceEvents")->items) {
+  for (const mk::abi::JsonValue& e : doc.get("traceEvents")->items) {
     if (e.get("ph")->text != "X") continue;
     if (e.get("pid")->text == "1") {
       ++loaderSlices;
@@ -1270,7 +1270,7 @@ TEST_CASE("mkrt-run --trace: the Chrome trace of a step, its summary, and the er
   r = runTool(tiny + " --trace '" + (dir / "two.json") + "' --trace-step 2", dir);
   CHECK(r.status == 0);
   CHECK(r.err.find("mkrt-run: trace of step 2: ") != std::string::npos);
-  doc = rt::parseJson(rt::readWholeFile(dir / "two.json"));
+  doc = mk::abi::parseJson(rt::readWholeFile(dir / "two.json"));
   CHECK(doc.get("otherData")->get("start_ns")->text == "1999950");
 
   // Errors: one line, exit status 1, nothing on stdout.

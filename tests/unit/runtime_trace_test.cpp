@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/json.h"
+#include "abi/json.h"
 #include "runtime/metadata.h"
 #include "runtime/trace.h"
 
@@ -62,14 +62,14 @@ std::vector<uint64_t> words() {
   return w;
 }
 
-double number(const rt::JsonValue* v) {
+double number(const mk::abi::JsonValue* v) {
   REQUIRE(v);
-  REQUIRE(v->kind == rt::JsonValue::Number);
+  REQUIRE(v->kind == mk::abi::JsonValue::Number);
   return std::strtod(v->text.c_str(), nullptr);
 }
-std::string text(const rt::JsonValue* v) {
+std::string text(const mk::abi::JsonValue* v) {
   REQUIRE(v);
-  REQUIRE(v->kind == rt::JsonValue::String);
+  REQUIRE(v->kind == mk::abi::JsonValue::String);
   return v->text;
 }
 
@@ -168,15 +168,15 @@ TEST_CASE("runtime trace: upper-bound bytes (loops to a run-time bound) are name
         "estimated traffic 1500 bytes (the compiler's estimate, without the upper bound of 600 bytes for matvec): "
         "1.36 GB/s over the span");
   // In the Chrome trace, matvec#2's slices say their est_bytes are an upper bound; matvec#1's do not.
-  const rt::JsonValue doc = rt::parseJson(rt::traceEventsJson(i, words(), 3));
+  const mk::abi::JsonValue doc = mk::abi::parseJson(rt::traceEventsJson(i, words(), 3));
   int bound = 0, exact = 0;
-  for (const rt::JsonValue& e : doc.get("traceEvents")->items) {
-    const rt::JsonValue* args = e.get("args");
+  for (const mk::abi::JsonValue& e : doc.get("traceEvents")->items) {
+    const mk::abi::JsonValue* args = e.get("args");
     if (!args || !args->get("est_bytes")) continue;
-    const rt::JsonValue* b = args->get("est_bytes_bound");
+    const mk::abi::JsonValue* b = args->get("est_bytes_bound");
     if (text(e.get("name")) == "matvec#2") {
       REQUIRE(b);
-      CHECK(b->kind == rt::JsonValue::Bool);
+      CHECK(b->kind == mk::abi::JsonValue::Bool);
       CHECK(b->b);
       ++bound;
     } else {
@@ -263,10 +263,10 @@ TEST_CASE("runtime trace: skipped records are counted, at most five slowest SMs,
 }
 
 TEST_CASE("runtime trace: the Chrome trace-event JSON, parsed back") {
-  const rt::JsonValue doc = rt::parseJson(rt::traceEventsJson(info(), words(), 3));
-  REQUIRE(doc.kind == rt::JsonValue::Object);
+  const mk::abi::JsonValue doc = mk::abi::parseJson(rt::traceEventsJson(info(), words(), 3));
+  REQUIRE(doc.kind == mk::abi::JsonValue::Object);
   CHECK(text(doc.get("displayTimeUnit")) == "ns");
-  const rt::JsonValue* other = doc.get("otherData");
+  const mk::abi::JsonValue* other = doc.get("otherData");
   REQUIRE(other);
   CHECK(number(other->get("step")) == 3);
   // The origin: record 1's loader stamp, 40 ns before the earliest start.
@@ -274,14 +274,14 @@ TEST_CASE("runtime trace: the Chrome trace-event JSON, parsed back") {
   CHECK(number(other->get("records")) == 14);
   CHECK(number(other->get("not_written")) == 1);
   CHECK(number(other->get("malformed")) == 8);
-  const rt::JsonValue* events = doc.get("traceEvents");
+  const mk::abi::JsonValue* events = doc.get("traceEvents");
   REQUIRE(events);
-  REQUIRE(events->kind == rt::JsonValue::Array);
+  REQUIRE(events->kind == mk::abi::JsonValue::Array);
 
   // Process 0, a named and ordered track per SM that ran something (0, 1 and 3), then process 1
   // (the loader warps) with a track per SM whose loader streamed tiles (0 and 1).
-  std::vector<const rt::JsonValue*> meta, slices, loader;
-  for (const rt::JsonValue& e : events->items) {
+  std::vector<const mk::abi::JsonValue*> meta, slices, loader;
+  for (const mk::abi::JsonValue& e : events->items) {
     const double pid = number(e.get("pid"));
     CHECK((pid == 0 || pid == 1));
     if (text(e.get("ph")) == "M") meta.push_back(&e);
@@ -294,8 +294,8 @@ TEST_CASE("runtime trace: the Chrome trace-event JSON, parsed back") {
   auto checkTracks = [&](size_t at, double pid, std::vector<double> tracks) {
     for (size_t k = 0; k < tracks.size(); ++k) {
       INFO(pid << " " << tracks[k]);
-      const rt::JsonValue* name = meta[at + 2 * k];
-      const rt::JsonValue* sort = meta[at + 2 * k + 1];
+      const mk::abi::JsonValue* name = meta[at + 2 * k];
+      const mk::abi::JsonValue* sort = meta[at + 2 * k + 1];
       CHECK(number(name->get("pid")) == pid);
       CHECK(text(name->get("name")) == "thread_name");
       CHECK(number(name->get("tid")) == tracks[k]);
@@ -315,16 +315,16 @@ TEST_CASE("runtime trace: the Chrome trace-event JSON, parsed back") {
   // A wait slice for each good record that waited (not record 0), and one per good record.
   REQUIRE(slices.size() == 9);
   int waits = 0;
-  for (const rt::JsonValue* e : slices) {
+  for (const mk::abi::JsonValue* e : slices) {
     CHECK(text(e->get("ph")) == "X");
     waits += text(e->get("name")) == "wait";
   }
   CHECK(waits == 4);
   // Record 3 (matvec#2 on SM 1): waits from 260 ns to 400 ns, runs to 500 ns (plus the 40 ns the
   // origin lies before the earliest start).
-  const rt::JsonValue* wait3 = nullptr;
-  const rt::JsonValue* run3 = nullptr;
-  for (const rt::JsonValue* e : slices)
+  const mk::abi::JsonValue* wait3 = nullptr;
+  const mk::abi::JsonValue* run3 = nullptr;
+  for (const mk::abi::JsonValue* e : slices)
     if (number(e->get("args")->get("record")) == 3) (text(e->get("name")) == "wait" ? wait3 : run3) = e;
   REQUIRE(wait3);
   REQUIRE(run3);
@@ -338,7 +338,7 @@ TEST_CASE("runtime trace: the Chrome trace-event JSON, parsed back") {
   CHECK(number(run3->get("tid")) == 1);
   CHECK(run3->get("ts")->text == "0.440");
   CHECK(run3->get("dur")->text == "0.100");
-  const rt::JsonValue* args = run3->get("args");
+  const mk::abi::JsonValue* args = run3->get("args");
   CHECK(number(args->get("node")) == 2);
   CHECK(text(args->get("op")) == "matvec");
   CHECK(number(args->get("sm")) == 1);
@@ -347,7 +347,7 @@ TEST_CASE("runtime trace: the Chrome trace-event JSON, parsed back") {
   CHECK(number(args->get("est_bytes")) == 600);
   CHECK(args->get("est_bytes_bound") == nullptr);  // exact
   // matvec#1's 1000 bytes over its 2 tasks; record 8 ends 1.1 us after the earliest start.
-  for (const rt::JsonValue* e : slices) {
+  for (const mk::abi::JsonValue* e : slices) {
     const double record = number(e->get("args")->get("record"));
     if (record == 1 && text(e->get("name")) != "wait") {
       CHECK(number(e->get("args")->get("est_bytes")) == 500);
@@ -380,7 +380,7 @@ TEST_CASE("runtime trace: the Chrome trace-event JSON, parsed back") {
                     {3, 1, "matvec#2", "0.320", "0.170", 0}};
   for (size_t k = 0; k < 3; ++k) {
     INFO(k);
-    const rt::JsonValue* e = loader[k];
+    const mk::abi::JsonValue* e = loader[k];
     CHECK(text(e->get("ph")) == "X");
     CHECK(text(e->get("cat")) == "loader");
     CHECK(text(e->get("name")) == want[k].name);
@@ -399,10 +399,10 @@ TEST_CASE("runtime trace: the Chrome trace-event JSON, parsed back") {
     add(w, T + 20, T + 30, T + 40, 0, 5);
     add(w, T, T, T + 10, 3, 4);
     add(w, T, T + 10, T + 20, 1, 2, {0, T - 100, 0, 0});  // malformed: its stamp moves nothing
-    const rt::JsonValue plain = rt::parseJson(rt::traceEventsJson(info(), w, 1));
+    const mk::abi::JsonValue plain = mk::abi::parseJson(rt::traceEventsJson(info(), w, 1));
     CHECK(plain.get("otherData")->get("start_ns")->text == std::to_string(T));
     size_t events = 0;
-    for (const rt::JsonValue& e : plain.get("traceEvents")->items) {
+    for (const mk::abi::JsonValue& e : plain.get("traceEvents")->items) {
       ++events;
       CHECK(number(e.get("pid")) == 0);
       if (text(e.get("ph")) == "X" && text(e.get("name")) == "embed#0") CHECK(e.get("ts")->text == "0.030");
@@ -414,8 +414,8 @@ TEST_CASE("runtime trace: the Chrome trace-event JSON, parsed back") {
   odd.nodes = {{"a\"b\\c\n#0", "a\"b", 1, 3}};
   std::vector<uint64_t> w;
   add(w, T, T + 1, T + 2, 0, 0, {0, T, T + 1, 0});
-  const rt::JsonValue oddDoc = rt::parseJson(rt::traceEventsJson(odd, w, 1));
-  const std::vector<rt::JsonValue>& items = oddDoc.get("traceEvents")->items;
+  const mk::abi::JsonValue oddDoc = mk::abi::parseJson(rt::traceEventsJson(odd, w, 1));
+  const std::vector<mk::abi::JsonValue>& items = oddDoc.get("traceEvents")->items;
   CHECK(text(items.back().get("name")) == "a\"b\\c\n#0");
   CHECK(text(items.back().get("cat")) == "a\"b");
   CHECK(text(items[items.size() - 3].get("name")) == "a\"b\\c\n#0");  // the loader's, then the wait
@@ -440,7 +440,7 @@ TEST_CASE("runtime trace: garbage records never crash it") {
     CHECK(s.records == (w.size() + 7) / 8);  // a trailing partial record counts (as malformed)
     CHECK(s.slowestSms.size() <= 5);
     CHECK_FALSE(rt::traceReport(s).empty());
-    const rt::JsonValue doc = rt::parseJson(rt::traceEventsJson(i, w, 1));  // throws on bad JSON
+    const mk::abi::JsonValue doc = mk::abi::parseJson(rt::traceEventsJson(i, w, 1));  // throws on bad JSON
     CHECK(doc.get("traceEvents") != nullptr);
   }
   // No nodes at all: every written record names an unknown node.

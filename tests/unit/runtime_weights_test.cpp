@@ -56,20 +56,16 @@ std::string message(const std::function<void()>& f) {
   return "(no error)";
 }
 
-rt::ElemType elem(DType t) {
-  return *rt::parseElemType(dtypeName(t));
-}
-
 rt::WeightSpec specOf(const Tensor& t) {
-  return {t.name, elem(t.dtype), t.shape, *rt::parseLayout(t.layout.str()), t.sources};
+  return {t.name, t.dtype, t.shape, t.layout, t.sources};
 }
 
 // The interpreter's values of tensor `t`, encoded as the GPU stores them (bf16/f16 bits of the
 // already-rounded value, bool as one byte 0/1) at the physical index of each logical element.
 std::vector<uint8_t> expectedStorage(const Tensor& t, const interp::Interpreter& in) {
-  const rt::ElemType e = elem(t.dtype);
-  const unsigned eb = rt::elemTypeBytes(e);
-  const rt::Layout layout = *rt::parseLayout(t.layout.str());
+  const DType e = t.dtype;
+  const unsigned eb = mk::dtypeBytes(e);
+  const rt::Layout& layout = t.layout;
   std::vector<uint8_t> out(size_t(rt::storageElements(layout, t.shape)) * eb, 0);
   const std::vector<float> f = isFloat(t.dtype) ? in.tensor(t.id) : std::vector<float>{};
   const std::vector<int32_t> i = isFloat(t.dtype) ? std::vector<int32_t>{} : in.tensorInts(t.id);
@@ -79,19 +75,19 @@ std::vector<uint8_t> expectedStorage(const Tensor& t, const interp::Interpreter&
     for (size_t d = t.shape.size(); d-- > 0;) c[d] = rest % t.shape[d], rest /= t.shape[d];
     uint8_t* p = out.data() + size_t(rt::physicalIndex(layout, t.shape, eb, c.data())) * eb;
     switch (e) {
-      case rt::ElemType::BF16: {
+      case mk::DType::BF16: {
         uint16_t h = rt::f32ToBf16(f[size_t(k)]);
         std::memcpy(p, &h, 2);
         break;
       }
-      case rt::ElemType::F16: {
+      case mk::DType::F16: {
         uint16_t h = rt::f32ToF16(f[size_t(k)]);
         std::memcpy(p, &h, 2);
         break;
       }
-      case rt::ElemType::F32: std::memcpy(p, &f[size_t(k)], 4); break;
-      case rt::ElemType::I32: std::memcpy(p, &i[size_t(k)], 4); break;
-      case rt::ElemType::Bool: *p = i[size_t(k)] != 0; break;
+      case mk::DType::F32: std::memcpy(p, &f[size_t(k)], 4); break;
+      case mk::DType::I32: std::memcpy(p, &i[size_t(k)], 4); break;
+      case mk::DType::Bool: *p = i[size_t(k)] != 0; break;
     }
   }
   return out;
@@ -214,14 +210,14 @@ TEST_CASE("runtime weights: the same-dtype fast path equals the conversion path 
                                                {"f", "F32", {n32}, bytesOf(f32bits)},
                                                {"f_f64", "F64", {n32}, bytesOf(f32asF64)}});
   auto set = rt::SafetensorsSet::open(dir / "p.safetensors");
-  auto storage = [&](rt::ElemType t, int64_t n, const char* src) {
+  auto storage = [&](mk::DType t, int64_t n, const char* src) {
     return rt::assembleWeightStorage({"w", t, {n}, {}, {src}}, set);
   };
-  CHECK(storage(rt::ElemType::BF16, 65536, "bf") == storage(rt::ElemType::BF16, 65536, "bf_f32"));
-  CHECK(storage(rt::ElemType::F16, 65536, "hf") == storage(rt::ElemType::F16, 65536, "hf_f32"));
-  CHECK(storage(rt::ElemType::F32, n32, "f") == storage(rt::ElemType::F32, n32, "f_f64"));
+  CHECK(storage(mk::DType::BF16, 65536, "bf") == storage(mk::DType::BF16, 65536, "bf_f32"));
+  CHECK(storage(mk::DType::F16, 65536, "hf") == storage(mk::DType::F16, 65536, "hf_f32"));
+  CHECK(storage(mk::DType::F32, n32, "f") == storage(mk::DType::F32, n32, "f_f64"));
   // Non-NaN patterns are copied unchanged.
-  auto bfs = storage(rt::ElemType::BF16, 65536, "bf");
+  auto bfs = storage(mk::DType::BF16, 65536, "bf");
   for (uint32_t k = 0; k < 65536; ++k) {
     uint16_t h;
     std::memcpy(&h, &bfs[2 * k], 2);
@@ -318,7 +314,7 @@ TEST_CASE("runtime weights: errors name the weight and the checkpoint tensor, as
         "weight 'ab' (f32[5, 3]): \"a\" in " + file + " is F32[2, 2]; expected rows of shape [3]");
   CHECK(both(weight(0, "q", DType::I32, {2}, {}, {"f8"})).find("dtype F8_E4M3 cannot be converted to numbers") != std::string::npos);
   // A layout the kernel's addressing cannot hold one to one: the GPU side refuses to repack it.
-  CHECK(message([&] { rt::randomWeightStorage({"s", rt::ElemType::BF16, {3, 8}, {rt::Layout::Swizzle, {128}}, {"x"}}, 1); })
+  CHECK(message([&] { rt::randomWeightStorage({"s", mk::DType::BF16, {3, 8}, {rt::Layout::Swizzle, {128}}, {"x"}}, 1); })
             .find("weight 's' (bf16[3, 8]): cannot lay out as swizzle(128)") != std::string::npos);
 }
 

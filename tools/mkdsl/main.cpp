@@ -804,7 +804,7 @@ std::string interpreterMetadata(const mk::ir::Megakernel& kernel) {
   launch.blockSize = 1;
   launch.computeThreads = 1;
   launch.syncCounters = static_cast<int64_t>(kernel.counters.size());
-  launch.params = mk::runtime::kKernelParams;
+  launch.params = mk::abi::kernelParamNames(false);
   return mk::backend::metadataJson(kernel, launch);
 }
 

@@ -1,10 +1,15 @@
-#include "support/utf8.h"
+// UTF-8 validation shared by the lexer front, JSON output and diagnostics.
+#pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace mk {
 
-size_t utf8Length(std::string_view s, size_t i) {
+// The length of the well-formed UTF-8 sequence starting at s[i], or 0 when the bytes there are
+// not one (stray continuation bytes, truncated sequences, overlong forms, surrogates, > U+10FFFF).
+inline size_t utf8Length(std::string_view s, size_t i) {
   auto c = static_cast<unsigned char>(s[i]);
   size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
   if (n == 0 || i + n > s.size()) return 0;
