@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <optional>
@@ -69,12 +70,32 @@ constexpr const char* tensorKindName(TensorMeta::Kind k) {
   return "?";
 }
 
+// What a step input or output is for, as the compiler sees it from the program (never from its
+// name), so that a driver such as the decode loop knows what to feed and what to read:
+//   Token:     an i32 scalar input that starts a region along dim 0 of a weight (the embedding's row);
+//   Position:  an i32 scalar input that starts a region in a state tensor (the KV cache's slot);
+//   Logits:    the first f32 rank-1 output;
+//   NextToken: the first i32 scalar output.
+// An input or output that is none of these has Role::None (written as null).
+enum class Role { None, Token, Position, Logits, NextToken };
+constexpr const char* roleName(Role r) {
+  switch (r) {
+    case Role::None: return "none";
+    case Role::Token: return "token";
+    case Role::Position: return "position";
+    case Role::Logits: return "logits";
+    case Role::NextToken: return "next_token";
+  }
+  return "?";
+}
+
 struct InputMeta {
   std::string name;
   DType dtype = DType::I32;
-  int tensor = -1;  // a tensor the value is also written to (every element), or -1
+  int tensor = -1;  // a tensor input's activation buffer (the runtime copies its value there), or -1
   int64_t bound = -1;  // values must lie in [0, bound) (the token indexes the embedding's rows,
                        // the position the KV cache); -1: the kernel states no bound
+  Role role = Role::None;  // None, Token or Position
 };
 
 // A field of the config the kernel was built for ("config_values"): integers, floats and
@@ -89,6 +110,7 @@ struct ConfigValue {
 struct OutputMeta {
   std::string name;
   int tensor = -1;
+  Role role = Role::None;  // None, Logits or NextToken
 };
 
 // What a traced kernel's records point at ("trace" in the metadata): a node of the op graph, its
@@ -107,19 +129,26 @@ struct TraceInfo {
   std::vector<TraceNode> nodes;  // indexed by node id (TraceWhere's upper half)
 };
 
-struct KernelMetadata {
-  std::string program, config, target;  // informational
-  std::string arch;                      // "sm_90a", ...
+// How the host launches the kernel and what it allocates besides the arenas: what the backend
+// decides (backend::LaunchInfo) and the sidecar's launch fields say.
+struct Launch {
   std::string entry = "mk_step";
-  int grid = 0, block = 0;
+  std::string arch;       // "sm_90a", ..., "gfx942"
+  int grid = 0;           // one block per SM
+  int block = 0;          // computeThreads, plus one loader warp when loaderWarp
   int computeThreads = 0;
-  bool loaderWarp = false;
+  bool loaderWarp = false;  // weight tiles stream through a shared-memory ring
   int ringSlots = 0;
   int64_t ringSlotBytes = 0;
-  int64_t dynamicSmemBytes = 0;
+  int64_t dynamicSmemBytes = 0;  // to pass at launch (and to cuFuncSetAttribute above 48 KiB); on
+                                 // AMDGPU the dynamic LDS (hipModuleLaunchKernel's sharedMemBytes)
   int64_t syncCounters = 0;
   int errorWords = 8;
-  std::vector<std::string> params;     // kernelParamNames(trace.has_value())
+  std::vector<std::string> params;  // kernelParamNames(traced): abi/kernel_params.h
+};
+
+struct KernelMetadata : Launch {
+  std::string program, config, target;  // informational
   uint64_t arenaBytes[3] = {0, 0, 0};  // by Arena
   std::vector<TensorMeta> tensors;
   std::vector<InputMeta> inputs;
@@ -158,6 +187,7 @@ inline std::string metadataText(const KernelMetadata& m) {
   auto tensorRef = [&](int id) {
     return id >= 0 && size_t(id) < m.tensors.size() ? jsonString(m.tensors[size_t(id)].name) : jsonNull();
   };
+  auto role = [](Role r) { return r == Role::None ? jsonNull() : jsonString(roleName(r)); };
   // An array of objects, one per line at `indent` spaces, closed on a line of its own.
   auto lines = [&](const std::vector<JsonValue>& items, const std::string& indent, const std::string& closeIndent) {
     std::string s = "[";
@@ -219,7 +249,8 @@ inline std::string metadataText(const KernelMetadata& m) {
     inputs.items.push_back(jsonObject({{"name", jsonString(in.name)},
                                        {"dtype", jsonString(dtypeName(in.dtype))},
                                        {"tensor", tensorRef(in.tensor)},
-                                       {"bound", in.bound < 0 ? jsonNull() : jsonInt(in.bound)}}));
+                                       {"bound", in.bound < 0 ? jsonNull() : jsonInt(in.bound)},
+                                       {"role", role(in.role)}}));
   field("inputs", text(inputs));
   if (m.trace) {
     std::vector<JsonValue> nodes;
@@ -236,7 +267,8 @@ inline std::string metadataText(const KernelMetadata& m) {
   }
   JsonValue outputs = jsonArray();
   for (const OutputMeta& out : m.outputs)
-    outputs.items.push_back(jsonObject({{"name", jsonString(out.name)}, {"tensor", tensorRef(out.tensor)}}));
+    outputs.items.push_back(
+        jsonObject({{"name", jsonString(out.name)}, {"tensor", tensorRef(out.tensor)}, {"role", role(out.role)}}));
   field("outputs", text(outputs), true);
   return s + "}\n";
 }
@@ -298,7 +330,8 @@ class Reader {
 // the parameter list (it must be kernelParamNames), tensors (dtype, layout valid for the shape,
 // placement inside its arena, weights in the weights arena with string sources, unique names),
 // inputs and outputs naming existing tensors; the optional "config_values" (numbers and booleans),
-// tensors' "declared_at" (a string) and inputs' "bound" (an integer >= 0, or null); the optional
+// tensors' "declared_at" (a string), inputs' "bound" (an integer >= 0, or null), inputs' and
+// outputs' "role" (a name of Role the kind allows, or null); the optional
 // "trace" (records >= 0, record_words TraceWords, nodes with name, op, tasks and bytes), present
 // exactly when "params" ends with "trace". Unknown keys are ignored (newer compilers may add some).
 // Throws MetadataError("PATH: ...").
@@ -513,6 +546,19 @@ inline KernelMetadata parseMetadata(std::string_view text, const std::string& pa
     return id;
   };
 
+  // The optional "role": null, or one of `allowed` by name.
+  auto readRole = [&](const JsonValue& v, const std::string& where, std::initializer_list<Role> allowed) {
+    const JsonValue* r = v.get("role");
+    if (!r || r->kind == JsonValue::Null) return Role::None;
+    const std::string name = rd.string(*r, where + ".role");
+    std::string names;
+    for (Role a : allowed) {
+      if (name == roleName(a)) return a;
+      names += std::string(names.empty() ? "\"" : " or \"") + roleName(a) + "\"";
+    }
+    rd.fail(where + ": role \"" + name + "\" is not " + names + " (or null)");
+  };
+
   const JsonValue& inputs = rd.array(rd.need(root, "inputs", ""), key("inputs"));
   std::set<std::string> seen;
   for (size_t i = 0; i < inputs.items.size(); ++i) {
@@ -529,6 +575,7 @@ inline KernelMetadata parseMetadata(std::string_view text, const std::string& pa
     in.tensor = tensor ? tensorRef(*tensor, where + ".tensor", true) : -1;
     if (const JsonValue* b = iv.get("bound"); b && b->kind != JsonValue::Null)
       in.bound = rd.integer(*b, where + ".bound", 0, kMax);
+    in.role = readRole(iv, where, {Role::Token, Role::Position});
     m.inputs.push_back(std::move(in));
   }
 
@@ -541,6 +588,7 @@ inline KernelMetadata parseMetadata(std::string_view text, const std::string& pa
     out.name = rd.string(rd.need(ov, "name", where + ": "), where + ".name");
     if (!seen.insert(out.name).second) rd.fail(where + ": a second output named \"" + out.name + "\"");
     out.tensor = tensorRef(rd.need(ov, "tensor", where + ": "), where + ".tensor", false);
+    out.role = readRole(ov, where, {Role::Logits, Role::NextToken});
     m.outputs.push_back(std::move(out));
   }
   return m;

@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "abi/kernel_params.h"
-#include "abi/records.h"
+#include "abi/metadata.h"
 #include "ir/megakernel.h"
 #include "support/diagnostics.h"
 
@@ -21,25 +20,11 @@ std::vector<std::string> archNames();
 bool isKnownArch(const std::string& arch);
 bool isAmdgpuArch(const std::string& arch);
 
-// How the host launches the kernel and what it must allocate. The runtime reads this (as the
-// metadata sidecar JSON, see metadataJson) and nothing else of the compiler.
-//
-// The kernel's parameters are abi/kernel_params.h's, its error and trace records abi/records.h's.
-struct LaunchInfo {
-  std::string entry = "mk_step";
-  std::string arch;               // sm_90a, ..., gfx942
-  int gridSize = 0;               // one block per SM
-  int blockSize = 0;              // computeThreads, plus one loader warp when loaderWarp
-  int computeThreads = 0;
-  bool loaderWarp = false;        // weight tiles stream through a shared-memory ring
-  int ringSlots = 0;
-  int64_t ringSlotBytes = 0;
-  int64_t dynamicSmemBytes = 0;   // to pass at launch (and to cuFuncSetAttribute above 48 KiB);
-                                  // on AMDGPU the dynamic LDS (hipModuleLaunchKernel's sharedMemBytes)
-  int64_t syncCounters = 0;
-  int errorWords = 8;
-  int64_t traceRecords = 0;       // one per queue entry when traced, else 0 (no trace parameter)
-  std::vector<std::string> params;  // the kernel's parameter names, in order (abi::kKernelParams)
+// How the host launches the kernel and what it must allocate (abi::Launch, which the sidecar
+// carries to the runtime), and how many trace records a traced kernel writes. The kernel's
+// parameters are abi/kernel_params.h's, its error and trace records abi/records.h's.
+struct LaunchInfo : abi::Launch {
+  int64_t traceRecords = 0;  // one per queue entry when traced, else 0 (no trace parameter)
 };
 
 using abi::ErrorKind;

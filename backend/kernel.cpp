@@ -672,8 +672,8 @@ class KernelBuilder {
 
     LaunchInfo& L = out.launch;
     L.arch = opt_.arch;
-    L.gridSize = td.sms;
-    L.blockSize = shape.blockSize;
+    L.grid = td.sms;
+    L.block = shape.blockSize;
     L.computeThreads = shape.computeThreads;
     L.loaderWarp = shape.ring;
     L.ringSlots = slots;

@@ -23,12 +23,19 @@ abi::TensorMeta::Kind metaKind(ir::Tensor::Kind k) {
   return abi::TensorMeta::Activation;
 }
 
-// The exclusive upper bound on the values of step input `input` that keeps every region it
-// starts inside its tensor (the token indexes the embedding's rows, the position the caches'),
-// or -1 when no region starts at it. The runtime checks inputs against it before a launch.
-int64_t inputBound(const ir::Graph& g, int input) {
+// What step input `input` starts: the exclusive upper bound on its values that keeps every
+// region it starts inside its tensor (the token indexes the embedding's rows, the position the
+// caches'), -1 when no region starts at it; and which kinds of tensor those regions are in, for
+// its role. The runtime checks inputs against the bound before a launch.
+struct InputUse {
   int64_t bound = -1;
-  auto tighten = [&](int64_t b) { bound = bound < 0 ? b : std::min(bound, b); };
+  bool startsWeightRow = false;  // dim 0 of a weight region
+  bool startsState = false;      // any dim of a state tensor's region
+};
+
+InputUse inputUse(const ir::Graph& g, int input) {
+  InputUse use;
+  auto tighten = [&](int64_t b) { use.bound = use.bound < 0 ? b : std::min(use.bound, b); };
   for (const ir::Node& n : g.nodes) {
     if (!n.func) continue;
     for (size_t p = 0; p < n.scalars.size(); ++p) {
@@ -40,8 +47,12 @@ int64_t inputBound(const ir::Graph& g, int input) {
       auto region = [&](int param, const std::vector<ir::RegionDim>& dims) {
         if (param < 0 || size_t(param) >= n.tensors.size() || n.tensors[param] < 0) return;
         const ir::Tensor& t = g.tensors[size_t(n.tensors[param])];
-        for (size_t d = 0; d < dims.size() && d < t.shape.size(); ++d)
-          if (startsAt(dims[d].start.get())) tighten(t.shape[d] - std::max<int64_t>(dims[d].length, 1) + 1);
+        for (size_t d = 0; d < dims.size() && d < t.shape.size(); ++d) {
+          if (!startsAt(dims[d].start.get())) continue;
+          tighten(t.shape[d] - std::max<int64_t>(dims[d].length, 1) + 1);
+          if (t.kind == ir::Tensor::Weight && d == 0) use.startsWeightRow = true;
+          if (t.kind == ir::Tensor::State) use.startsState = true;
+        }
       };
       std::function<void(const ir::Expr*)> expr = [&](const ir::Expr* e) {
         if (!e) return;
@@ -63,7 +74,14 @@ int64_t inputBound(const ir::Graph& g, int input) {
       block(n.func->body);
     }
   }
-  return bound;
+  return use;
+}
+
+// A scalar i32 input's role (abi::Role): a position indexes state, a token a weight's rows; one
+// that does both, or neither, is left to the caller to name.
+abi::Role inputRole(const ir::StepInput& in, const InputUse& use) {
+  if (in.tensor >= 0 || in.dtype != DType::I32 || use.startsWeightRow == use.startsState) return abi::Role::None;
+  return use.startsState ? abi::Role::Position : abi::Role::Token;
 }
 
 }  // namespace
@@ -82,18 +100,7 @@ std::string metadataJson(const ir::Megakernel& kernel, const LaunchInfo& launch)
     m.configValues.push_back(std::move(c));
   }
   m.target = kernel.target.name;
-  m.arch = launch.arch;
-  m.entry = launch.entry;
-  m.grid = launch.gridSize;
-  m.block = launch.blockSize;
-  m.computeThreads = launch.computeThreads;
-  m.loaderWarp = launch.loaderWarp;
-  m.ringSlots = launch.ringSlots;
-  m.ringSlotBytes = launch.ringSlotBytes;
-  m.dynamicSmemBytes = launch.dynamicSmemBytes;
-  m.syncCounters = launch.syncCounters;
-  m.errorWords = launch.errorWords;
-  m.params = launch.params;
+  static_cast<abi::Launch&>(m) = launch;
   m.arenaBytes[int(abi::Arena::Weights)] = uint64_t(kernel.memory.weightBytes);
   m.arenaBytes[int(abi::Arena::State)] = uint64_t(kernel.memory.stateBytes);
   m.arenaBytes[int(abi::Arena::Activations)] = uint64_t(kernel.memory.activationBytes);
@@ -127,7 +134,8 @@ std::string metadataJson(const ir::Megakernel& kernel, const LaunchInfo& launch)
 
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const ir::StepInput& in = g.inputs[i];
-    m.inputs.push_back({in.name, in.dtype, in.tensor, inputBound(g, int(i))});
+    const InputUse use = inputUse(g, int(i));
+    m.inputs.push_back({in.name, in.dtype, in.tensor, use.bound, inputRole(in, use)});
   }
   if (launch.traceRecords > 0) {
     // What the trace's records point at: per node, its op, task count, estimated bytes and
@@ -150,7 +158,15 @@ std::string metadataJson(const ir::Megakernel& kernel, const LaunchInfo& launch)
       }
     m.trace = std::move(trace);
   }
-  for (const auto& [name, tensor] : g.outputs) m.outputs.push_back({name, tensor});
+  // The first f32 vector is the logits, the first i32 scalar the next token (abi::Role).
+  bool logits = false, next = false;
+  for (const auto& [name, tensor] : g.outputs) {
+    const ir::Tensor& t = g.tensors[size_t(tensor)];
+    abi::Role role = abi::Role::None;
+    if (!logits && t.dtype == DType::F32 && t.shape.size() == 1) role = abi::Role::Logits, logits = true;
+    else if (!next && t.dtype == DType::I32 && t.shape.empty()) role = abi::Role::NextToken, next = true;
+    m.outputs.push_back({name, tensor, role});
+  }
   return abi::metadataText(m);
 }
 

@@ -652,11 +652,6 @@ void Interpreter::step(const std::vector<int64_t>& inputs, uint64_t interleaveSe
       if (t.kind == Tensor::Weight) fail("no weights: call loadWeights or randomWeights before step");
   if (!g.inputs.empty() && inputs.size() != g.inputs.size())
     fail("step takes " + std::to_string(g.inputs.size()) + " inputs; got " + std::to_string(inputs.size()));
-  for (size_t i = 0; i < g.inputs.size(); ++i)
-    if (int id = g.inputs[i].tensor; id >= 0) {
-      if (isInt(id)) std::fill(store_[id].i.begin(), store_[id].i.end(), int32_t(inputs[i]));
-      else std::fill(store_[id].f.begin(), store_[id].f.end(), float(rnd(g.tensors[id].dtype, double(inputs[i]))));
-    }
 
   const int64_t epoch = steps_ + 1;
   auto ready = [&](const Task& t) {

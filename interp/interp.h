@@ -48,8 +48,8 @@ class Interpreter {
   // a = 1 / sqrt(last dim); each tensor's stream depends only on `seed` and its name.
   void randomWeights(uint64_t seed);
 
-  // Runs one decode step. `scalarInputs` holds one value per Graph::inputs entry (in order);
-  // inputs bound to a tensor are also written to it. Throws InterpError on a deadlock, an
+  // Runs one decode step. `scalarInputs` holds one value per Graph::inputs entry (in order); a
+  // tensor input's entry is unused: its value is what setTensor last wrote to it. Throws InterpError on a deadlock, an
   // out-of-bounds region or an inconsistent IR; the interpreter's state is then unspecified.
   void step(const std::vector<int64_t>& scalarInputs, uint64_t interleaveSeed);
   int64_t stepsRun() const { return steps_; }

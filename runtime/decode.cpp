@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <utility>
 
@@ -12,6 +13,7 @@ namespace mk::runtime {
 
 namespace {
 
+// Where the decode loop's token and position go among the step's inputs.
 struct Interface {
   int token = -1, pos = -1;
 };
@@ -19,17 +21,20 @@ struct Interface {
 Interface stepInterface(const Stepper& s) {
   const std::vector<StepperInput> in = s.inputs();
   Interface io;
+  int tokens = 0, positions = 0;
   for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i].name == "token") io.token = int(i);
-    if (in[i].name == "pos") io.pos = int(i);
+    if (in[i].role == abi::Role::Token) io.token = int(i), ++tokens;
+    if (in[i].role == abi::Role::Position) io.pos = int(i), ++positions;
   }
-  if (io.token < 0 || io.pos < 0 || in.size() != 2) {
+  if (tokens != 1 || positions != 1 || in.size() != 2) {
     std::string names;
-    for (const StepperInput& i : in) names += (names.empty() ? "" : ", ") + i.name;
-    throw DecodeError("the decode loop feeds a step declared as `step NAME(token: i32, pos: i32)`; this step takes (" +
-                      names + ")");
+    for (const StepperInput& i : in)
+      names += (names.empty() ? "" : ", ") + i.name + (i.role == abi::Role::None ? "" : std::string(": ") + abi::roleName(i.role));
+    throw DecodeError("the decode loop feeds a step whose inputs are a token (an i32 that indexes the embedding's rows) and "
+                      "a position (an i32 that indexes the KV cache); this step takes (" +
+                      (names.empty() ? std::string("nothing") : names) + ")");
   }
-  if (s.vocab() == 0) throw DecodeError("the step returns no f32 logits vector");
+  if (s.vocab() == 0) throw DecodeError("the step returns no logits (an f32 vector output)");
   return io;
 }
 
@@ -157,15 +162,14 @@ std::vector<std::string> decodeReport(const DecodeResult& r) {
 
 MetadataStepper::MetadataStepper(KernelMetadata metadata) : md_(std::move(metadata)) {
   for (const OutputMeta& o : md_.outputs) {
-    const TensorMeta& t = md_.tensors[size_t(o.tensor)];
-    if (logits_ < 0 && t.dtype == DType::F32 && t.shape.size() == 1) logits_ = o.tensor;
-    if (next_ < 0 && t.dtype == DType::I32 && t.shape.empty()) next_ = o.tensor;
+    if (logits_ < 0 && o.role == abi::Role::Logits) logits_ = o.tensor;
+    if (next_ < 0 && o.role == abi::Role::NextToken) next_ = o.tensor;
   }
 }
 
 std::vector<StepperInput> MetadataStepper::inputs() const {
   std::vector<StepperInput> v;
-  for (const InputMeta& in : md_.inputs) v.push_back({in.name, in.bound});
+  for (const InputMeta& in : md_.inputs) v.push_back({in.name, in.bound, in.role});
   return v;
 }
 
@@ -179,11 +183,22 @@ int64_t MetadataStepper::next() { throw DecodeError("no step has run"); }
 
 MkrtStepper::MkrtStepper(mkrt::Model& model) : model_(model) {
   const auto ins = model_.inputs();
-  for (size_t i = 0; i < ins.size(); ++i) inputs_.push_back({ins[i].name, model_.inputBound(i)});
+  for (size_t i = 0; i < ins.size(); ++i) inputs_.push_back({ins[i].name, model_.inputBound(i), abi::Role(ins[i].role)});
   for (const mkrt_tensor_info& o : model_.outputs()) {
-    if (logits_.empty() && o.dtype == MKRT_F32 && o.rank == 1) logits_ = o.name, vocab_ = o.elements;
-    if (next_.empty() && o.dtype == MKRT_I32 && o.rank == 0) next_ = o.name;
+    if (logits_.empty() && o.role == MKRT_ROLE_LOGITS) logits_ = o.name, vocab_ = o.elements;
+    if (next_.empty() && o.role == MKRT_ROLE_NEXT_TOKEN) next_ = o.name;
   }
+}
+
+void MkrtStepper::step(const std::vector<int64_t>& inputs) {
+  if (inputs.size() != inputs_.size())
+    throw DecodeError("the step takes " + str(int64_t(inputs_.size())) + " inputs; got " + str(int64_t(inputs.size())));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i] < INT32_MIN || inputs[i] > INT32_MAX)
+      throw DecodeError("input '" + inputs_[i].name + "' = " + str(inputs[i]) + " does not fit in i32");
+    model_.setInput(inputs_[i].name, int32_t(inputs[i]));
+  }
+  model_.step();
 }
 
 std::vector<float> MkrtStepper::logits() { return model_.output(logits_); }

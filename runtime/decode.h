@@ -5,10 +5,11 @@
 // mkrt); `mkdsl run --device cpu` with a stepper over the CPU interpreter (tools/mkdsl: the
 // runtime includes nothing of the compiler).
 //
-// The step must be declared `step NAME(token: i32, pos: i32)`: step i gets pos = i and the i-th
-// prompt token, then (after the prompt) the token the previous step generated. The logits are
-// the step's first f32 vector output; the next token its first i32 scalar output, else the
-// argmax of the logits. With P prompt tokens and max-new N > 0 it runs P + N - 1 steps and
+// The step's inputs must be a token and a position, as the compiler marks them in the metadata
+// (abi::Role: an i32 that indexes the embedding's rows, an i32 that indexes the KV cache), in any
+// order and under any names: step i gets position i and the i-th prompt token, then (after the
+// prompt) the token the previous step generated. The logits are the output marked Logits; the next
+// token the one marked NextToken, else the argmax of the logits. With P prompt tokens and max-new N > 0 it runs P + N - 1 steps and
 // generates N tokens; with N = 0 it runs P steps and generates none.
 #pragma once
 
@@ -24,7 +25,7 @@
 namespace mk::runtime {
 
 // The sequence cannot be decoded (a token out of the vocabulary, more steps than the KV cache
-// holds, a step that is not `(token: i32, pos: i32)`), or a step refused its inputs.
+// holds, a step whose inputs are not a token and a position), or a step refused its inputs.
 class DecodeError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -33,6 +34,7 @@ class DecodeError : public std::runtime_error {
 struct StepperInput {
   std::string name;
   int64_t bound = -1;  // exclusive upper bound of its values (the metadata's "bound"); -1: none
+  abi::Role role = abi::Role::None;
 };
 
 // One way of running decode steps: a kernel on a GPU, or the CPU interpreter. Failures throw
@@ -42,13 +44,14 @@ class Stepper {
   virtual ~Stepper() = default;
   // The step's inputs, in the order step() takes them.
   virtual std::vector<StepperInput> inputs() const = 0;
-  // The length of the logits (the first f32 vector output); 0 when the step returns none.
+  // The length of the logits (the output with Role::Logits); 0 when the step returns none.
   virtual size_t vocab() const = 0;
-  // Whether the step returns its own next token (the first i32 scalar output).
+  // Whether the step returns its own next token (the output with Role::NextToken).
   virtual bool hasNext() const = 0;
   // Why `value` may not be given to input `input` ("pos 64 is past the KV cache: positions
   // 0 .. 63 (max_seq = 64)"); "" when it may.
   virtual std::string inputProblem(size_t input, int64_t value) = 0;
+  // Runs a step with one value per input, in inputs() order.
   virtual void step(const std::vector<int64_t>& inputs) = 0;
   // After a step: its logits (vocab() floats), and its next token (only when hasNext()).
   virtual std::vector<float> logits() = 0;
@@ -104,8 +107,9 @@ std::string latencySummary(std::vector<double> ms);
 // per-token latency line: every step is a prompt step).
 std::vector<std::string> decodeReport(const DecodeResult& r);
 
-// A step described by its kernel metadata (inputs and their bounds from "inputs", the logits and
-// next token from "outputs", input problems in inputRangeProblem's words): what the CPU
+// A step described by its kernel metadata (inputs, their bounds and roles from "inputs", the
+// logits and next token from the roles of "outputs", input problems in inputRangeProblem's
+// words): what the CPU
 // interpreter's stepper builds on, and what a runner checks a sequence against before it opens
 // a device (checkDecode). Running steps is left to a subclass: here step() throws.
 class MetadataStepper : public Stepper {
@@ -139,7 +143,7 @@ class MkrtStepper : public Stepper {
   size_t vocab() const override { return vocab_; }
   bool hasNext() const override { return !next_.empty(); }
   std::string inputProblem(size_t input, int64_t value) override { return model_.inputProblem(input, value); }
-  void step(const std::vector<int64_t>& inputs) override { model_.step(inputs); }
+  void step(const std::vector<int64_t>& inputs) override;
   std::vector<float> logits() override;
   int64_t next() override;
   double lastStepMs() const override { return model_.lastStepMs(); }

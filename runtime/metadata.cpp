@@ -70,8 +70,7 @@ std::string inputRangeProblem(const KernelMetadata& md, size_t input, int64_t va
         }
     if (t.kind == TensorMeta::Weight && !rows && !t.shape.empty() && t.shape[0] == bound) rows = &t;
   }
-  const bool tokenLike = in.name.find("token") != std::string::npos;
-  if (tokenLike && rows) state = nullptr;
+  if (in.role == abi::Role::Token && rows) state = nullptr;  // the compiler saw it index a weight's rows
   auto note = [&](const std::vector<std::string>& hints) {
     std::string c = configNamesFor(md, bound, hints);
     return c.empty() ? std::string() : " (" + c + ")";

@@ -40,6 +40,11 @@ static_assert(MKRT_BF16 == int(DType::BF16) && MKRT_F16 == int(DType::F16) && MK
                   MKRT_I32 == int(DType::I32) && MKRT_BOOL == int(DType::Bool),
               "mkrt.h's mkrt_dtype and abi/dtype.h disagree");
 mkrt_dtype toApi(DType t) { return mkrt_dtype(int(t)); }
+static_assert(MKRT_ROLE_NONE == int(abi::Role::None) && MKRT_ROLE_TOKEN == int(abi::Role::Token) &&
+                  MKRT_ROLE_POSITION == int(abi::Role::Position) && MKRT_ROLE_LOGITS == int(abi::Role::Logits) &&
+                  MKRT_ROLE_NEXT_TOKEN == int(abi::Role::NextToken),
+              "mkrt.h's mkrt_role and abi/metadata.h disagree");
+mkrt_role toApi(abi::Role r) { return mkrt_role(int(r)); }
 
 // "sm_90a" -> {9, 0, 'a'}; nullopt for anything else (then only the driver checks).
 struct Arch {
@@ -112,6 +117,9 @@ struct mkrt_model {
   std::string lastError;
 
   std::vector<mkrt_tensor_info> inInfo, outInfo;
+  // Each step input's value as mkrt_set_input gave it (logical row-major, in its dtype's
+  // storage); empty until set.
+  std::vector<std::vector<uint8_t>> inputValues;
   std::vector<mkrt_trace_node> traceNodes;
 
   uint64_t traceBytes() const { return meta.trace ? uint64_t(meta.trace->records) * TraceWords * 8 : 0; }
@@ -279,10 +287,11 @@ void open(mkrt_model& m, std::string image, const KernelMetadata& metadata, int 
   m.check(d.eventCreate(&m.stop, CU_EVENT_DEFAULT), "cuEventCreate");
   m.check(d.ctxSynchronize(), "cuCtxSynchronize");
 
-  auto info = [&](const std::string& name, int tensor, DType dtype) {
+  auto info = [&](const std::string& name, int tensor, DType dtype, abi::Role role) {
     mkrt_tensor_info i{};
     i.name = name.c_str();
     i.dtype = toApi(dtype);
+    i.role = toApi(role);
     if (tensor >= 0) {
       const TensorMeta& t = md.tensors[size_t(tensor)];
       i.tensor = t.name.c_str();
@@ -295,8 +304,10 @@ void open(mkrt_model& m, std::string image, const KernelMetadata& metadata, int 
     }
     return i;
   };
-  for (const InputMeta& in : md.inputs) m.inInfo.push_back(info(in.name, in.tensor, in.dtype));
-  for (const OutputMeta& out : md.outputs) m.outInfo.push_back(info(out.name, out.tensor, md.tensors[size_t(out.tensor)].dtype));
+  for (const InputMeta& in : md.inputs) m.inInfo.push_back(info(in.name, in.tensor, in.dtype, in.role));
+  for (const OutputMeta& out : md.outputs)
+    m.outInfo.push_back(info(out.name, out.tensor, md.tensors[size_t(out.tensor)].dtype, out.role));
+  m.inputValues.resize(md.inputs.size());
 }
 
 // Loads weights through `storage(spec)`.
@@ -346,56 +357,89 @@ std::string timeoutMessage(const mkrt_model& m, const uint32_t* w) {
          std::to_string(m.timeoutNs / 1000000) + " ms; the kernel stopped (see the schedule: mkdsl build --emit=schedule)";
 }
 
-// The u32 word the kernel reads for a step input, and the element written to an input tensor.
-uint32_t inputWord(const InputMeta& in, int64_t v) {
+// "[16, 64]"; "" for a scalar.
+std::string dimsText(const std::vector<int64_t>& shape) { return shape.empty() ? "" : shapeString(shape); }
+
+// "i32", "f32[64]": a step input's type as the program declares it.
+std::string inputTypeText(const KernelMetadata& md, const InputMeta& in) {
+  return dtypeName(in.dtype) + dimsText(in.tensor >= 0 ? md.tensors[size_t(in.tensor)].shape : std::vector<int64_t>{});
+}
+
+void setInput(mkrt_model& m, const char* name, mkrt_dtype dtype, int rank, const int64_t* shape, const void* data,
+              size_t bytes) {
+  const KernelMetadata& md = m.meta;
+  if (!name) failWith(MKRT_ERR_ARGUMENT, "mkrt_set_input: the name is NULL");
+  size_t index = 0;
+  while (index < md.inputs.size() && md.inputs[index].name != name) ++index;
+  if (index == md.inputs.size()) {
+    std::string names;
+    for (const InputMeta& in : md.inputs) names += (names.empty() ? "" : ", ") + in.name;
+    failWith(MKRT_ERR_ARGUMENT, std::string("the step has no input '") + name + "' (its inputs: " +
+                                    (names.empty() ? "none" : names) + ")");
+  }
+  const InputMeta& in = md.inputs[index];
+  const std::vector<int64_t> want = in.tensor >= 0 ? md.tensors[size_t(in.tensor)].shape : std::vector<int64_t>{};
+  std::vector<int64_t> got;
+  if (rank < 0 || (rank > 0 && !shape)) failWith(MKRT_ERR_ARGUMENT, "mkrt_set_input: rank " + std::to_string(rank) + " needs a shape");
+  for (int d = 0; d < rank; ++d) got.push_back(shape[d]);
+  if (int(dtype) < 0 || int(dtype) > int(DType::Bool) || DType(int(dtype)) != in.dtype || got != want)
+    failWith(MKRT_ERR_ARGUMENT, "input '" + in.name + "' is " + inputTypeText(md, in) + "; got " +
+                                    (int(dtype) >= 0 && int(dtype) <= int(DType::Bool) ? dtypeName(DType(int(dtype))) : "?") +
+                                    dimsText(got));
+  const size_t need = size_t(abi::shapeElements(want)) * dtypeBytes(in.dtype);
+  if (bytes != need)
+    failWith(MKRT_ERR_ARGUMENT, "input '" + in.name + "' (" + inputTypeText(md, in) + ") takes " + std::to_string(need) +
+                                    " bytes; got " + std::to_string(bytes));
+  if (!data) failWith(MKRT_ERR_ARGUMENT, "mkrt_set_input: data is NULL");
+  const auto* p = static_cast<const uint8_t*>(data);
+  if (in.tensor < 0 && !isFloat(in.dtype))  // a token past the embedding, a position past the cache
+    if (std::string why = inputRangeProblem(md, index, int64_t(decodeElement(in.dtype, p))); !why.empty())
+      failWith(MKRT_ERR_ARGUMENT, why);
+  m.inputValues[index].assign(p, p + bytes);
+}
+
+// The u32 word the kernel reads for a scalar step input (f32 as its bits); 0 for a tensor input,
+// which the kernel reads from its buffer.
+uint32_t inputWord(const InputMeta& in, const std::vector<uint8_t>& value) {
+  if (in.tensor >= 0) return 0;
+  const double v = decodeElement(in.dtype, value.data());
   if (isFloat(in.dtype)) {
-    float f = roundToElemType(in.dtype, double(v));
+    float f = float(v);
     uint32_t bits;
     std::memcpy(&bits, &f, 4);
     return bits;
   }
-  if (in.dtype == DType::Bool) return v != 0 ? 1 : 0;
-  if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
-    failWith(MKRT_ERR_ARGUMENT, "input '" + in.name + "' = " + std::to_string(v) + " does not fit in i32");
-  return uint32_t(int32_t(v));
+  return in.dtype == DType::Bool ? uint32_t(v != 0) : uint32_t(int32_t(v));
 }
 
-void step(mkrt_model& m, const int64_t* inputs, size_t n) {
+void step(mkrt_model& m) {
   const KernelMetadata& md = m.meta;
   if (!m.broken.empty()) failWith(MKRT_ERR_STATE, "an earlier step failed (" + m.broken + "); call mkrt_reset before stepping again");
   if (!m.weightsLoaded)
     for (const TensorMeta& t : md.tensors)
       if (t.kind == TensorMeta::Weight)
         failWith(MKRT_ERR_STATE, "no weights: call mkrt_load_weights or mkrt_random_weights before mkrt_step");
-  if (n != md.inputs.size()) {
-    std::string names;
-    for (const InputMeta& in : md.inputs) names += (names.empty() ? "" : ", ") + in.name;
-    failWith(MKRT_ERR_ARGUMENT, "the step takes " + std::to_string(md.inputs.size()) + " inputs (" + names + "); got " +
-                                    std::to_string(n));
-  }
-  if (n > 0 && !inputs) failWith(MKRT_ERR_ARGUMENT, "mkrt_step: inputs is NULL");
-  // Values the kernel would index out of bounds with (a position past the KV cache, a token past
-  // the embedding's rows) are refused before the launch.
+  const size_t n = md.inputs.size();
   for (size_t i = 0; i < n; ++i)
-    if (std::string p = inputRangeProblem(md, i, inputs[i]); !p.empty())
-      failWith(MKRT_ERR_ARGUMENT, "step " + std::to_string(m.steps + 1) + ": " + p);
+    if (m.inputValues[i].empty())
+      failWith(MKRT_ERR_ARGUMENT, "input '" + md.inputs[i].name + "' (" + inputTypeText(md, md.inputs[i]) +
+                                      ") has no value: give it one with mkrt_set_input before mkrt_step");
   std::vector<uint32_t> words(std::max<size_t>(n, 1), 0);
-  for (size_t i = 0; i < n; ++i) words[i] = inputWord(md.inputs[i], inputs[i]);
+  for (size_t i = 0; i < n; ++i) words[i] = inputWord(md.inputs[i], m.inputValues[i]);
   if (m.steps >= std::numeric_limits<uint32_t>::max() - 1u)
     failWith(MKRT_ERR_STATE, "the epoch counter is exhausted (2^32 - 1 steps); call mkrt_reset");
 
   m.makeCurrent();
   const Driver& d = *m.drv;
   m.check(d.memcpyHtoD(m.inputs, words.data(), words.size() * 4), "copying the step inputs");
-  for (size_t i = 0; i < n; ++i) {  // inputs bound to a tensor: every element holds the value
+  for (size_t i = 0; i < n; ++i) {  // a tensor input: its value, laid out as the kernel stores it
     const InputMeta& in = md.inputs[i];
     if (in.tensor < 0) continue;
     const TensorMeta& t = md.tensors[size_t(in.tensor)];
     const unsigned eb = dtypeBytes(t.dtype);
-    std::vector<uint8_t> logical(size_t(t.elements()) * eb), storage(size_t(t.storageBytes()), 0);
-    for (size_t k = 0; k < size_t(t.elements()); ++k) encodeElement(t.dtype, double(inputs[i]), logical.data() + k * eb);
+    std::vector<uint8_t> storage(size_t(t.storageBytes()), 0);
     if (auto p = mappingProblem(t.layout, t.shape, eb); !p.empty()) failWith(MKRT_ERR_KERNEL, "input tensor '" + t.name + "': " + p);
-    toPhysical(t.layout, t.shape, eb, logical.data(), storage.data());
+    toPhysical(t.layout, t.shape, eb, m.inputValues[i].data(), storage.data());
     m.upload(t, storage);
   }
 
@@ -625,8 +669,13 @@ mkrt_status mkrt_random_weights(mkrt_model* model, uint64_t seed) {
   return guarded(model, [&](mkrt_model& m) { loadAll(m, [&](const WeightSpec& w) { return randomWeightStorage(w, seed); }); });
 }
 
-mkrt_status mkrt_step(mkrt_model* model, const int64_t* inputs, size_t n) {
-  return guarded(model, [&](mkrt_model& m) { step(m, inputs, n); });
+mkrt_status mkrt_set_input(mkrt_model* model, const char* name, mkrt_dtype dtype, int rank, const int64_t* shape,
+                           const void* data, size_t bytes) {
+  return guarded(model, [&](mkrt_model& m) { setInput(m, name, dtype, rank, shape, data, bytes); });
+}
+
+mkrt_status mkrt_step(mkrt_model* model) {
+  return guarded(model, [&](mkrt_model& m) { step(m); });
 }
 
 mkrt_status mkrt_reset(mkrt_model* model) {

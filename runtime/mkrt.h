@@ -10,8 +10,10 @@
  *   mkrt_model* m = mkrt_open("tiny.ptx", "tiny.meta.json", 0, err, sizeof err);
  *   if (!m) { fprintf(stderr, "%s\n", err); return 1; }
  *   if (mkrt_load_weights(m, "model.safetensors") != MKRT_OK) { ... mkrt_last_error(m) ... }
- *   int64_t in[2] = {token, pos};             // in the order of mkrt_input_info
- *   if (mkrt_step(m, in, 2) != MKRT_OK) { ... mkrt_last_error(m) ... }
+ *   int32_t token = 1, pos = 0;
+ *   mkrt_set_input(m, "token", MKRT_I32, 0, NULL, &token, sizeof token);   // a scalar: rank 0
+ *   mkrt_set_input(m, "pos", MKRT_I32, 0, NULL, &pos, sizeof pos);
+ *   if (mkrt_step(m) != MKRT_OK) { ... mkrt_last_error(m) ... }
  *   float logits[256];
  *   mkrt_read_output(m, "logits", logits, 256);
  *   mkrt_close(m);
@@ -53,6 +55,18 @@ typedef enum mkrt_status {
 
 typedef enum mkrt_dtype { MKRT_BF16 = 0, MKRT_F16 = 1, MKRT_F32 = 2, MKRT_I32 = 3, MKRT_BOOL = 4 } mkrt_dtype;
 
+/* What a step input or output is for, as the compiler found it in the program (never from its
+ * name): the token (an i32 scalar indexing a weight's rows, the embedding), the position (an i32
+ * scalar indexing state, the KV cache), the logits (the first f32 vector output) and the next token
+ * (the first i32 scalar output). A decode loop feeds and reads these. */
+typedef enum mkrt_role {
+  MKRT_ROLE_NONE = 0,
+  MKRT_ROLE_TOKEN = 1,
+  MKRT_ROLE_POSITION = 2,
+  MKRT_ROLE_LOGITS = 3,
+  MKRT_ROLE_NEXT_TOKEN = 4
+} mkrt_role;
+
 /* A step input or output. Pointers stay valid while the model is open. */
 typedef struct mkrt_tensor_info {
   const char* name;      /* the step's parameter or result name: "token", "logits" */
@@ -61,6 +75,7 @@ typedef struct mkrt_tensor_info {
   int rank;              /* 0 for a scalar */
   const int64_t* shape;  /* rank entries */
   size_t elements;       /* product of the shape; 1 for a scalar */
+  mkrt_role role;
 } mkrt_tensor_info;
 
 /* Opens a kernel on CUDA device `device`: reads and checks both files, loads the driver, creates a
@@ -90,13 +105,18 @@ mkrt_status mkrt_load_weights(mkrt_model* model, const char* path);
 /* Deterministic random weights, identical to `mkdsl run --device cpu --random-weights SEED`. */
 mkrt_status mkrt_random_weights(mkrt_model* model, uint64_t seed);
 
-/* Runs one step (one launch of the megakernel). `inputs` holds one value per step input, in the
- * order of mkrt_input_info; float inputs are converted to their dtype. A value outside its input's
- * bound (mkrt_input_bound: a position past the KV cache, a token past the embedding's rows) is
- * refused with MKRT_ERR_ARGUMENT before anything is launched. The first step is epoch 1.
- * After a failed step (MKRT_ERR_TIMEOUT, MKRT_ERR_KERNEL) the model refuses further steps until
- * mkrt_reset: the sync counters no longer match the epoch. */
-mkrt_status mkrt_step(mkrt_model* model, const int64_t* inputs, size_t n);
+/* Sets step input `name` for the following steps; it keeps its value until set again (mkrt_reset
+ * keeps it too). `dtype`, `rank` and `shape` must be the input's (mkrt_input_info; a scalar has
+ * rank 0 and `shape` may be NULL), and `data` holds its `bytes` = elements * element size bytes in
+ * logical row-major order (i32 as int32_t, f32 as float; the runtime lays a tensor out as the
+ * kernel stores it). A scalar outside its bound (mkrt_input_bound: a position past the KV cache, a
+ * token past the embedding's rows) is refused with MKRT_ERR_ARGUMENT. */
+mkrt_status mkrt_set_input(mkrt_model* model, const char* name, mkrt_dtype dtype, int rank, const int64_t* shape,
+                           const void* data, size_t bytes);
+/* Runs one step (one launch of the megakernel) on the inputs set; every input must have been set
+ * once. The first step is epoch 1. After a failed step (MKRT_ERR_TIMEOUT, MKRT_ERR_KERNEL) the
+ * model refuses further steps until mkrt_reset: the sync counters no longer match the epoch. */
+mkrt_status mkrt_step(mkrt_model* model);
 /* Zeroes state (KV cache), activations, sync counters and the error record; the next step is
  * epoch 1 again. Weights stay. */
 mkrt_status mkrt_reset(mkrt_model* model);

@@ -2,12 +2,13 @@
 //
 //   mkrt::Model m("tiny.ptx", "tiny.meta.json");    // throws mkrt::Error
 //   m.randomWeights(7);
-//   m.step({token, pos});
+//   m.setInput("token", token);
+//   m.setInput("pos", pos);
+//   m.step();
 //   std::vector<float> logits = m.output("logits");
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -59,8 +60,20 @@ class Model {
 
   void loadWeights(const std::string& path) { check(mkrt_load_weights(m_, path.c_str())); }
   void randomWeights(uint64_t seed) { check(mkrt_random_weights(m_, seed)); }
-  void step(const std::vector<int64_t>& inputs) { check(mkrt_step(m_, inputs.data(), inputs.size())); }
-  void step(std::initializer_list<int64_t> inputs) { step(std::vector<int64_t>(inputs)); }
+  // A scalar i32 input, or a tensor input's elements in row-major order with its shape
+  // (mkrt_set_input).
+  void setInput(const std::string& name, int32_t value) {
+    check(mkrt_set_input(m_, name.c_str(), MKRT_I32, 0, nullptr, &value, sizeof value));
+  }
+  void setInput(const std::string& name, const std::vector<float>& values, const std::vector<int64_t>& shape) {
+    check(mkrt_set_input(m_, name.c_str(), MKRT_F32, int(shape.size()), shape.data(), values.data(),
+                         values.size() * sizeof(float)));
+  }
+  void setInput(const std::string& name, const std::vector<int32_t>& values, const std::vector<int64_t>& shape) {
+    check(mkrt_set_input(m_, name.c_str(), MKRT_I32, int(shape.size()), shape.data(), values.data(),
+                         values.size() * sizeof(int32_t)));
+  }
+  void step() { check(mkrt_step(m_)); }
   void reset() { check(mkrt_reset(m_)); }
   void setTimeoutNs(uint64_t ns) { check(mkrt_set_timeout_ns(m_, ns)); }
 

@@ -100,9 +100,9 @@ TEST_CASE("backend: streamed weights get a loader warp and a ring of bulk copies
   const backend::LaunchInfo& L = out->artifact.launch;
   CHECK(L.loaderWarp);
   // The loader warp comes on top of the target's 512 threads, which all compute.
-  CHECK(L.blockSize == 512 + 32);
+  CHECK(L.block == 512 + 32);
   CHECK(L.computeThreads == 512);
-  CHECK(L.gridSize == 4);
+  CHECK(L.grid == 4);
   // A matvec task's tile: 16 rows of a 128-column chunk of bf16.
   CHECK(L.ringSlotBytes == 16 * 128 * 2);
   CHECK(L.ringSlots >= 2);
@@ -141,7 +141,7 @@ TEST_CASE("backend: without a streamable weight there is no loader warp") {
   REQUIRE_MESSAGE(out, diags);
   const backend::LaunchInfo& L = out->artifact.launch;
   CHECK_FALSE(L.loaderWarp);
-  CHECK(L.blockSize == 512);
+  CHECK(L.block == 512);
   CHECK(L.ringSlots == 0);
   CHECK(out->artifact.assembly.find("mbarrier") == std::string::npos);
 }
@@ -229,7 +229,7 @@ TEST_CASE("backend: AMDGPU: kernels run without the loader warp and read weights
     const backend::LaunchInfo& L = out->artifact.launch;
     CHECK(L.arch == arch);
     CHECK_FALSE(L.loaderWarp);
-    CHECK(L.blockSize == 512);
+    CHECK(L.block == 512);
     CHECK(L.computeThreads == 512);
     CHECK(L.ringSlots == 0);
     CHECK(L.ringSlotBytes == 0);

@@ -57,13 +57,13 @@ TEST_CASE("compileSource: an AMDGPU --target implies its GPU, and --gpu must run
   auto mi300 = compileSource("llama_tiny.mk", testing::tinyLlamaSource(), o);
   REQUIRE(mi300);
   CHECK(mi300->kernel.target.name == "mi300x");
-  CHECK(mi300->artifact.launch.gridSize == 304);
+  CHECK(mi300->artifact.launch.grid == 304);
   CHECK(mi300->metadataJson.find("\"target\": \"mi300x\",\n  \"arch\": \"gfx942\"") != std::string::npos);
   o.arch = "gfx90a";
   auto mi250 = compileSource("llama_tiny.mk", testing::tinyLlamaSource(), o);
   REQUIRE(mi250);
   CHECK(mi250->kernel.target.name == "mi250x");
-  CHECK(mi250->artifact.launch.gridSize == 110);  // one GCD
+  CHECK(mi250->artifact.launch.grid == 110);  // one GCD
   // NVPTX architectures keep the h200 default.
   o.arch = "sm_80";
   std::string why;

@@ -9,6 +9,7 @@
 
 #include "backend/backend.h"
 #include "compiler/compile.h"
+#include "tiny_llama.h"
 
 using namespace mk;
 
@@ -65,8 +66,8 @@ TEST_CASE("metadataJson: exact text of a small kernel") {
 
   backend::LaunchInfo launch;
   launch.arch = "sm_90a";
-  launch.gridSize = 2;
-  launch.blockSize = 544;
+  launch.grid = 2;
+  launch.block = 544;
   launch.computeThreads = 512;
   launch.loaderWarp = true;
   launch.ringSlots = 4;
@@ -103,8 +104,8 @@ TEST_CASE("metadataJson: exact text of a small kernel") {
     {"name": "y.0", "kind": "activation", "dtype": "bf16", "shape": [32], "layout": "row_major", "arena": "activations", "offset": 256, "bytes": 64},
     {"name": "loose", "kind": "activation", "dtype": "i32", "shape": [], "layout": "row_major", "arena": null, "offset": null, "bytes": 4}
   ],
-  "inputs": [{"name": "pos", "dtype": "i32", "tensor": null, "bound": null}, {"name": "x", "dtype": "f32", "tensor": "x", "bound": null}],
-  "outputs": [{"name": "y", "tensor": "y.0"}]
+  "inputs": [{"name": "pos", "dtype": "i32", "tensor": null, "bound": null, "role": null}, {"name": "x", "dtype": "f32", "tensor": "x", "bound": null, "role": null}],
+  "outputs": [{"name": "y", "tensor": "y.0", "role": null}]
 }
 )json";
   CHECK(backend::metadataJson(k, launch) == expected);
@@ -149,9 +150,38 @@ TEST_CASE("metadataJson: the tiny Llama's sidecar matches its memory plan") {
   CHECK(json.find("\"arenas\": {\"weights\": " + std::to_string(kernel->memory.weightBytes) + ", ") != std::string::npos);
   CHECK(json.find("\"target\": \"h200\"") != std::string::npos);
   // The token indexes the embedding's 256 rows; the position the caches' 64 (max_seq).
-  CHECK(json.find("{\"name\": \"token\", \"dtype\": \"i32\", \"tensor\": null, \"bound\": 256}") != std::string::npos);
-  CHECK(json.find("{\"name\": \"pos\", \"dtype\": \"i32\", \"tensor\": null, \"bound\": 64}") != std::string::npos);
+  CHECK(json.find("{\"name\": \"token\", \"dtype\": \"i32\", \"tensor\": null, \"bound\": 256, \"role\": \"token\"}") != std::string::npos);
+  CHECK(json.find("{\"name\": \"pos\", \"dtype\": \"i32\", \"tensor\": null, \"bound\": 64, \"role\": \"position\"}") != std::string::npos);
   CHECK(json.find("\"max_seq\": 64") != std::string::npos);
   CHECK(json.find("\"declared_at\": \"") != std::string::npos);
   CHECK(json.find("\"model.layers.1.mlp.down_proj.weight\"") != std::string::npos);
+}
+
+TEST_CASE("metadataJson: input and output roles come from what the program does, not from names") {
+  // The tiny Llama with its step's inputs renamed and swapped: p is still the position (it indexes
+  // the caches), t the token (it indexes the embedding's rows).
+  std::string source = mk::testing::tinyLlamaSource();
+  auto sub = [&](const std::string& from, const std::string& to) {
+    const size_t at = source.find(from);
+    REQUIRE_MESSAGE(at != std::string::npos, from);
+    source.replace(at, from.size(), to);
+  };
+  sub("step decode(token: i32, pos: i32) -> (logits: f32[vocab], next: i32)",
+      "step decode(p: i32, t: i32) -> (scores: f32[vocab], choice: i32)");
+  sub("embed(embed_tokens, token)", "embed(embed_tokens, t)");
+  sub("llama_block(x, pos,", "llama_block(x, p,");
+  CompileOptions options;
+  options.check.stdlibDir = MK_STDLIB_DIR;
+  std::string diags;
+  auto out = compileSource("renamed.mk", source, options, &diags);
+  REQUIRE_MESSAGE(out, diags);
+  const abi::KernelMetadata m = abi::parseMetadata(out->metadataJson, "renamed.meta.json");
+  REQUIRE(m.inputs.size() == 2);
+  CHECK(m.inputs[0].name == "p");
+  CHECK(m.inputs[0].role == abi::Role::Position);
+  CHECK(m.inputs[1].name == "t");
+  CHECK(m.inputs[1].role == abi::Role::Token);
+  REQUIRE(m.outputs.size() == 2);
+  CHECK(m.outputs[0].role == abi::Role::Logits);
+  CHECK(m.outputs[1].role == abi::Role::NextToken);
 }

@@ -24,9 +24,10 @@ struct ScriptedStepper : rt::Stepper {
   bool withNext = true;
   std::vector<std::vector<int64_t>> seen;
   std::vector<std::string> names = {"token", "pos"};
+  std::vector<mk::abi::Role> roles = {mk::abi::Role::Token, mk::abi::Role::Position};
 
   std::vector<rt::StepperInput> inputs() const override {
-    return {{names[0], tokenBound}, {names[1], posBound}};
+    return {{names[0], tokenBound, roles[0]}, {names[1], posBound, roles[1]}};
   }
   size_t vocab() const override { return size_t(vocabSize); }
   bool hasNext() const override { return withNext; }
@@ -158,14 +159,22 @@ TEST_CASE("decode: tokens, sequence length and the step's interface are checked 
   g.withNext = false;
   g.tokenBound = 5;
   CHECK(errorOf(g, {3}, 3) == "step 3: token 5 is past the thing: 0 .. 4");
-  // Only `step NAME(token: i32, pos: i32)` is decoded.
+  // The inputs are found by their roles, whatever their names ...
   ScriptedStepper n;
-  n.names = {"tok", "pos"};
+  n.names = {"tok", "p"};
+  CHECK(errorOf(n, {1}, 1).empty());
+  // ... and a step without a token and a position is not decoded.
+  n.roles = {mk::abi::Role::None, mk::abi::Role::Position};
   CHECK(errorOf(n, {1}, 1) ==
-        "the decode loop feeds a step declared as `step NAME(token: i32, pos: i32)`; this step takes (tok, pos)");
+        "the decode loop feeds a step whose inputs are a token (an i32 that indexes the embedding's rows) and a position "
+        "(an i32 that indexes the KV cache); this step takes (tok, p: position)");
+  n.roles = {mk::abi::Role::Position, mk::abi::Role::Position};
+  CHECK(errorOf(n, {1}, 1) ==
+        "the decode loop feeds a step whose inputs are a token (an i32 that indexes the embedding's rows) and a position "
+        "(an i32 that indexes the KV cache); this step takes (tok: position, p: position)");
   ScriptedStepper v;
   v.vocabSize = 0;
-  CHECK(errorOf(v, {1}, 1) == "the step returns no f32 logits vector");
+  CHECK(errorOf(v, {1}, 1) == "the step returns no logits (an f32 vector output)");
 }
 
 TEST_CASE("decode: MetadataStepper reads the step's interface and bounds from the tiny Llama's metadata") {
@@ -177,8 +186,10 @@ TEST_CASE("decode: MetadataStepper reads the step's interface and bounds from th
   REQUIRE(in.size() == 2);
   CHECK(in[0].name == "token");
   CHECK(in[0].bound == 256);
+  CHECK(in[0].role == mk::abi::Role::Token);
   CHECK(in[1].name == "pos");
   CHECK(in[1].bound == 64);
+  CHECK(in[1].role == mk::abi::Role::Position);
   CHECK(s.vocab() == 256);
   CHECK(s.hasNext());
   CHECK(s.metadata().tensors[size_t(s.logitsTensor())].shape == std::vector<int64_t>{256});

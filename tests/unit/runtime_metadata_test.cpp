@@ -142,6 +142,22 @@ TEST_CASE("runtime metadata: a good file, field by field") {
   CHECK(m.inputs[1].tensor == 2);
   REQUIRE(m.outputs.size() == 1);
   CHECK(m.outputs[0].tensor == 3);
+  CHECK(m.inputs[0].role == mk::abi::Role::None);  // "role" is optional
+  // Roles: null or a name the kind allows.
+  CHECK(parseMetadata(mutated(R"("tensor": null})", R"("tensor": null, "role": "token"})"), "k.json").inputs[0].role ==
+        mk::abi::Role::Token);
+  CHECK(parseMetadata(mutated(R"("tensor": null})", R"("tensor": null, "role": "position"})"), "k.json").inputs[0].role ==
+        mk::abi::Role::Position);
+  CHECK(parseMetadata(mutated(R"({"name": "y", "tensor": "y"})", R"({"name": "y", "tensor": "y", "role": "logits"})"),
+                      "k.json")
+            .outputs[0]
+            .role == mk::abi::Role::Logits);
+  auto roleError = [](const std::string& from, const std::string& to) { return parseError(mutated(from, to)); };
+  CHECK(roleError(R"("tensor": null})", R"("tensor": null, "role": "logits"})") ==
+        "k.meta.json: malformed metadata: \"inputs\"[0]: role \"logits\" is not \"token\" or \"position\" (or null)");
+  CHECK(roleError(R"({"name": "y", "tensor": "y"})", R"({"name": "y", "tensor": "y", "role": "token"})") ==
+        "k.meta.json: malformed metadata: \"outputs\"[0]: role \"token\" is not \"logits\" or \"next_token\" (or null)");
+  CHECK(roleError(R"("tensor": null})", R"("tensor": null, "role": 3})").find("\"inputs\"[0].role is") != std::string::npos);
   // Optional fields may be absent, unknown ones are ignored.
   CHECK(parseError(mutated(R"("compute_threads": 128,)", "")) == "(no error)");
   CHECK(parseError(mutated(R"("sync_bytes": 12,)", R"("a_future_field": {"x": [1]},)")) == "(no error)");
@@ -259,8 +275,8 @@ TEST_CASE("runtime metadata: what the compiler writes for the tiny Llama parses 
   const auto& g = out->kernel.graph;
   CHECK(m.arch == launch.arch);
   CHECK(m.entry == launch.entry);
-  CHECK(m.grid == launch.gridSize);
-  CHECK(m.block == launch.blockSize);
+  CHECK(m.grid == launch.grid);
+  CHECK(m.block == launch.block);
   CHECK(m.dynamicSmemBytes == launch.dynamicSmemBytes);
   CHECK(m.syncCounters == launch.syncCounters);
   CHECK(m.errorWords == launch.errorWords);
@@ -283,7 +299,11 @@ TEST_CASE("runtime metadata: what the compiler writes for the tiny Llama parses 
     for (const auto& b : *buffers) CHECK(m.tensors[size_t(b.tensor)].offset == uint64_t(b.offset));
   REQUIRE(m.inputs.size() == g.inputs.size());
   for (size_t i = 0; i < g.inputs.size(); ++i) CHECK(m.inputs[i].name == g.inputs[i].name);
+  CHECK(m.inputs[0].role == mk::abi::Role::Token);
+  CHECK(m.inputs[1].role == mk::abi::Role::Position);
   REQUIRE(m.outputs.size() == g.outputs.size());
+  CHECK(m.outputs[0].role == mk::abi::Role::Logits);
+  CHECK(m.outputs[1].role == mk::abi::Role::NextToken);
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     CHECK(m.outputs[i].name == g.outputs[i].first);
     CHECK(m.outputs[i].tensor == g.outputs[i].second);
@@ -308,7 +328,7 @@ TEST_CASE("runtime metadata: config values, declaration sites and input bounds")
       "\"config\": \"c\", \"config_values\": {\"vocab\": 4, \"slots\": 2, \"ctx_len\": 2, \"eps\": 1e-05, \"tied\": true},");
   sub("\"sources\": [\"a\", \"b\"]", "\"sources\": [\"a\", \"b\"], \"declared_at\": \"t.mk:3:8\"");
   sub("\"arena\": \"state\", \"offset\": 0, \"bytes\": 40", "\"arena\": \"state\", \"offset\": 0, \"bytes\": 40, \"declared_at\": \"t.mk:5:9\"");
-  sub("\"tensor\": null}", "\"tensor\": null, \"bound\": 4}");
+  sub("\"tensor\": null}", "\"tensor\": null, \"bound\": 4, \"role\": \"token\"}");
   sub("\"tensor\": \"x\"}", "\"tensor\": \"x\", \"bound\": 2}");
   KernelMetadata m = parseMetadata(text, "k.meta.json");
   REQUIRE(m.configValues.size() == 5);
@@ -326,8 +346,9 @@ TEST_CASE("runtime metadata: config values, declaration sites and input bounds")
   CHECK(m.inputs[0].bound == 4);
   CHECK(m.inputs[1].bound == 2);
 
-  // Out-of-bound values, in words: w has 4 rows (the token indexes them); kv's dim 0 is 2 (a
-  // state, not named like a cache); configs that equal the bound are named, hinted names first.
+  // Out-of-bound values, in words: w has 4 rows (the token indexes them: its role says so, and kv
+  // too has a dimension of 4); kv's dim 0 is 2 (a state, not named like a cache); configs that
+  // equal the bound are named, hinted names first.
   CHECK(inputRangeProblem(m, 0, 3).empty());
   CHECK(inputRangeProblem(m, 0, 4) == "token 4 is past the rows of 'w': ids 0 .. 3 (vocab = 4)");
   CHECK(inputRangeProblem(m, 0, -1) == "token -1 is outside the rows of 'w': ids 0 .. 3 (vocab = 4)");

@@ -800,8 +800,8 @@ class InterpreterStepper : public mk::runtime::MetadataStepper {
 std::string interpreterMetadata(const mk::ir::Megakernel& kernel) {
   mk::backend::LaunchInfo launch;
   launch.arch = kernel.target.arch.empty() ? "cpu" : kernel.target.arch;
-  launch.gridSize = std::max<int>(1, static_cast<int>(kernel.queues.size()));
-  launch.blockSize = 1;
+  launch.grid = std::max<int>(1, static_cast<int>(kernel.queues.size()));
+  launch.block = 1;
   launch.computeThreads = 1;
   launch.syncCounters = static_cast<int64_t>(kernel.counters.size());
   launch.params = mk::abi::kernelParamNames(false);

@@ -1,7 +1,7 @@
 // mkrt-run: greedy decoding with a compiled megakernel on a GPU, through the host runtime alone
 // (runtime/mkrt.h). The decode loop is runtime/decode.h's, the one `mkdsl run` uses on every
-// device: the prompt is fed one token per step (the step inputs named `token` and `pos`), then
-// each generated token (the step output `next`, else the argmax of `logits`) is fed back;
+// device: the prompt is fed one token per step (the step inputs whose metadata role is token and
+// position), then each generated token (the next-token output, else the argmax of the logits) is fed back;
 // --max-new 0 feeds the given tokens only (teacher forcing). Linked statically against libstdc++/libgcc: it needs only libc, and the
 // CUDA driver at run time.
 #include <algorithm>
