@@ -1,8 +1,8 @@
 // Tensor layouts (docs/language.md §5): their kinds and spelling, and the one formula that maps
 // a tensor's logical coordinates to its storage offset. The formula is a template over the
-// integer arithmetic so that the host evaluates it on integers (the runtime's repacking, the
-// interpreter) and the backend emits it as LLVM IR (backend/tile.cpp): both address a tensor
-// exactly alike because there is only this one.
+// integer arithmetic so that the host evaluates it on integers (the runtime's repacking; the
+// interpreter keeps tensors logical) and the backend emits it as LLVM IR (backend/tile/layout.cpp):
+// both address a tensor exactly alike because there is only this one.
 #pragma once
 
 #include <cstdint>

@@ -167,7 +167,7 @@ class KernelBuilder {
     int64_t records = 0;   // task records, one per queue entry
   };
 
-  // The kernel entry and its parameters, in the order of LaunchInfo's comment (declareEntry).
+  // The kernel entry and its parameters, in abi::kKernelParams' order (declareEntry).
   struct Entry {
     llvm::Function* fn = nullptr;
     std::vector<std::string> paramNames;
@@ -372,7 +372,7 @@ class KernelBuilder {
     return out;
   }
 
-  // The entry `mk_step` with the kernel's parameters (LaunchInfo's comment lists them).
+  // The entry `mk_step` with the kernel's parameters (abi/kernel_params.h lists them).
   Entry declareEntry(llvm::Module& m, int blockSize) {
     llvm::LLVMContext& c = m.getContext();
     auto* i32 = llvm::Type::getInt32Ty(c);

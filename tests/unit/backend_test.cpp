@@ -70,7 +70,7 @@ step s() -> (y: f32[)" + std::to_string(n) + R"(]) {
 
 }  // namespace
 
-// The K loop of a streamed matvec is lowered as one unit (tile.cpp, fusedRowdotLoop): sums in
+// The K loop of a streamed matvec is lowered as one unit (backend/tile/matvec.cpp, fusedRowdotLoop): sums in
 // registers, no block barrier per chunk; each warp frees its ring slot itself, after a
 // `bar.warp.sync` that only that lowering emits. Each chunk is one whole tile of the
 // tiled(16, C) layout: one bulk copy of 16 x C x 2 bytes.

@@ -1,6 +1,7 @@
 // The runtime's layouts (runtime/layout.h): parsing the metadata's spelling, the rules, and
 // repacking between logical and physical storage, each layout against a naive index formula
-// written here from docs/language.md §5 and backend/tile.cpp physOffset.
+// written here from docs/language.md §5 (not from abi/layout.h's physicalOffset, which the
+// runtime and the backend both use).
 #include <doctest/doctest.h>
 
 #include <cstring>
