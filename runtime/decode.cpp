@@ -28,11 +28,17 @@ Interface stepInterface(const Stepper& s) {
   }
   if (tokens != 1 || positions != 1 || in.size() != 2) {
     std::string names;
-    for (const StepperInput& i : in)
+    bool anyRole = false;
+    for (const StepperInput& i : in) {
       names += (names.empty() ? "" : ", ") + i.name + (i.role == abi::Role::None ? "" : std::string(": ") + abi::roleName(i.role));
+      anyRole = anyRole || i.role != abi::Role::None;
+    }
     throw DecodeError("the decode loop feeds a step whose inputs are a token (an i32 that indexes the embedding's rows) and "
                       "a position (an i32 that indexes the KV cache); this step takes (" +
-                      (names.empty() ? std::string("nothing") : names) + ")");
+                      (names.empty() ? std::string("nothing") : names) + ")" +
+                      (anyRole || in.empty() ? ""
+                                             : "; its metadata gives none of them a role: if the kernel was built by an older "
+                                               "mkdsl, build it again"));
   }
   if (s.vocab() == 0) throw DecodeError("the step returns no logits (an f32 vector output)");
   return io;

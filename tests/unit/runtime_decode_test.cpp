@@ -172,6 +172,11 @@ TEST_CASE("decode: tokens, sequence length and the step's interface are checked 
   CHECK(errorOf(n, {1}, 1) ==
         "the decode loop feeds a step whose inputs are a token (an i32 that indexes the embedding's rows) and a position "
         "(an i32 that indexes the KV cache); this step takes (tok: position, p: position)");
+  n.roles = {mk::abi::Role::None, mk::abi::Role::None};  // metadata from before roles
+  CHECK(errorOf(n, {1}, 1) ==
+        "the decode loop feeds a step whose inputs are a token (an i32 that indexes the embedding's rows) and a position "
+        "(an i32 that indexes the KV cache); this step takes (tok, p); its metadata gives none of them a role: if the "
+        "kernel was built by an older mkdsl, build it again");
   ScriptedStepper v;
   v.vocabSize = 0;
   CHECK(errorOf(v, {1}, 1) == "the step returns no logits (an f32 vector output)");
