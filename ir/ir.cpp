@@ -48,21 +48,9 @@ const char* spelling(ReduceOp op) {
   return "?";
 }
 
-int64_t elementCount(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
+int64_t TileFunc::taskCount() const { return abi::shapeElements(taskGrid); }
 
-std::string shapeText(const Shape& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
-int64_t TileFunc::taskCount() const { return elementCount(taskGrid); }
-
-int64_t Tensor::elements() const { return elementCount(shape); }
+int64_t Tensor::elements() const { return abi::shapeElements(shape); }
 
 int64_t Tensor::storageElements() const { return abi::storageElements(layout, shape); }
 
