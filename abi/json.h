@@ -322,15 +322,17 @@ inline std::string jsonQuote(std::string_view s) {
 
 // How writeJson lays text out. Compact: no whitespace ("{\"a\":[1,2]}"); spaced: one line with
 // ", " and ": " ("{\"a\": [1, 2]}"); indent >= 0: one member or item per line, indented that many
-// spaces per level, arrays of plain values kept on one line.
+// spaces per level, arrays of plain values kept on one line; the values below lineDepth levels
+// (1: the items of a top-level array) are written as if not indented.
 struct JsonStyle {
   int indent = -1;
   bool spaced = false;
   bool sortKeys = false;  // members in key order instead of the order they were added
+  int lineDepth = std::numeric_limits<int>::max();
 };
 
 inline void writeJson(std::string& out, const JsonValue& v, const JsonStyle& style = {}, int depth = 0) {
-  const bool lines = style.indent >= 0;
+  const bool lines = style.indent >= 0 && depth < style.lineDepth;
   const char* itemSep = lines || style.spaced ? ", " : ",";
   auto newline = [&](int d) {
     if (!lines) return;

@@ -27,12 +27,6 @@ struct LaunchInfo : abi::Launch {
   int64_t traceRecords = 0;  // one per queue entry when traced, else 0 (no trace parameter)
 };
 
-using abi::ErrorKind;
-using abi::ErrorWord;
-using abi::TraceWord;
-using enum abi::ErrorWord;
-using enum abi::ErrorKind;
-using enum abi::TraceWord;
 // What a diagnostic build leaves out: WeightCopies, the loader's copies (the ring's slots are
 // handed over unfilled, so the compute side runs at its own speed); WeightMath, the streamed
 // matvec loops' arithmetic (the compute side only takes and frees slots, so the loader sets the

@@ -541,7 +541,7 @@ class KernelBuilder {
   V traceRecordOf(Code& k, V i) {
     if (!k.entry.trace) return nullptr;
     Builder& b = k.b;
-    return b.CreateGEP(b.getInt64Ty(), k.entry.trace, b.CreateMul(b.CreateZExt(i, b.getInt64Ty()), b.getInt64(TraceWords)));
+    return b.CreateGEP(b.getInt64Ty(), k.entry.trace, b.CreateMul(b.CreateZExt(i, b.getInt64Ty()), b.getInt64(abi::TraceWords)));
   }
 
   // The compute threads' walk of the SM's queue: per task, thread 0 waits for its counters, every
@@ -566,14 +566,14 @@ class KernelBuilder {
       // Traced: thread 0 stamps the entry's TraceWord record (it is the thread that waits and
       // signals, so its stamps bracket exactly those).
       env.traceRecord = traceRecordOf(k, i);
-      auto stamp = [&](TraceWord w, V value) {
+      auto stamp = [&](abi::TraceWord w, V value) {
         if (!en.trace) return;
         b.CreateStore(value, b.CreateGEP(b.getInt64Ty(), env.traceRecord, b.getInt64(w)));
       };
-      auto stampNow = [&](TraceWord w) {
+      auto stampNow = [&](abi::TraceWord w) {
         if (en.trace) k.when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] { stamp(w, target_.globalTimerNs(b)); });
       };
-      stampNow(TraceStart);
+      stampNow(abi::TraceStart);
       if (en.trace) k.when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] { b.CreateStore(b.getInt64(0), env.ringWaitNs); });
       auto waits = [&] {
         k.when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
@@ -587,7 +587,7 @@ class KernelBuilder {
                 seen = target_.loadAcquire(b, ctr);
                 // Wrap-safe: the counter has reached `want` when their difference is >= 0.
                 return b.CreateICmpSGE(b.CreateSub(seen, want), b.getInt32(0));
-              }, ErrCounterWait, counter, want);
+              }, abi::ErrCounterWait, counter, want);
               k.when(failed, [&] { b.CreateStore(b.getInt32(1), abortPtr); });
             });
           });
@@ -596,7 +596,7 @@ class KernelBuilder {
         auto* go = k.block("task.run");
         b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i32, abortPtr), b.getInt32(0)), k.exit, go);
         b.SetInsertPoint(go);
-        stampNow(TraceReady);
+        stampNow(abi::TraceReady);
       };
       dispatch(k, node, rec, Side::Compute, waits);
       // Every thread's stores are done (the barrier orders them before thread 0's release).
@@ -604,9 +604,9 @@ class KernelBuilder {
       k.when(b.CreateICmpEQ(tid, b.getInt32(0)), [&] {
         k.loop(sigBegin, sigEnd, [&](V s) { target_.releaseAdd(b, b.CreateGEP(i32, en.sync, k.u32At(k.tables.signals, s)), b.getInt32(1)); });
         if (en.trace) {
-          stamp(TraceEnd, target_.globalTimerNs(b));
-          stamp(TraceRingWait, b.CreateLoad(b.getInt64Ty(), env.ringWaitNs));
-          stamp(TraceWhere, b.CreateOr(b.CreateShl(b.CreateZExt(node, b.getInt64Ty()), b.getInt64(32)),
+          stamp(abi::TraceEnd, target_.globalTimerNs(b));
+          stamp(abi::TraceRingWait, b.CreateLoad(b.getInt64Ty(), env.ringWaitNs));
+          stamp(abi::TraceWhere, b.CreateOr(b.CreateShl(b.CreateZExt(node, b.getInt64Ty()), b.getInt64(32)),
                                        b.CreateZExt(k.sm, b.getInt64Ty())));
         }
       });
@@ -635,7 +635,7 @@ class KernelBuilder {
       dispatch(k, node, rec, Side::Loader, nullptr);
       if (en.trace)
         k.when(b.CreateICmpEQ(k.tid, b.getInt32(uint32_t(k.shape.computeThreads))), [&] {  // lane 0
-          const TraceWord words[3] = {TraceLoaderWait, TraceLoaderFirst, TraceLoaderLast};
+          const abi::TraceWord words[3] = {abi::TraceLoaderWait, abi::TraceLoaderFirst, abi::TraceLoaderLast};
           for (int w = 0; w < 3; ++w)
             b.CreateStore(b.CreateLoad(b.getInt64Ty(), k.loaderWords[w]),
                           b.CreateGEP(b.getInt64Ty(), env.traceRecord, b.getInt64(words[w])));

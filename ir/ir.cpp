@@ -1,40 +1,34 @@
 // Small shared pieces of the IR data structures.
 #include <algorithm>
 
+#include "ir/builtins.h"
 #include "ir/graph.h"
 #include "ir/megakernel.h"
 #include "ir/tile.h"
 
 namespace mk::ir {
 
+// A builtin's op is spelled as its name in support/builtins.def; the switches spell only the
+// operators, which no builtin lowers to.
 const char* spelling(UnaryOp op) {
+  for (const BuiltinIr& b : builtinIrs())
+    if (b.kind == ExprKind::Unary && b.unary == op) return b.name;
   switch (op) {
     case UnaryOp::Neg: return "neg";
     case UnaryOp::Not: return "not";
-    case UnaryOp::Exp: return "exp";
-    case UnaryOp::Log: return "log";
-    case UnaryOp::Sqrt: return "sqrt";
-    case UnaryOp::Rsqrt: return "rsqrt";
-    case UnaryOp::Sin: return "sin";
-    case UnaryOp::Cos: return "cos";
-    case UnaryOp::Tanh: return "tanh";
-    case UnaryOp::Sigmoid: return "sigmoid";
-    case UnaryOp::Silu: return "silu";
-    case UnaryOp::Abs: return "abs";
+    default: return "?";
   }
-  return "?";
 }
 
 const char* spelling(BinaryOp op) {
+  for (const BuiltinIr& b : builtinIrs())
+    if (b.kind == ExprKind::Binary && b.binary == op) return b.name;
   switch (op) {
     case BinaryOp::Add: return "add";
     case BinaryOp::Sub: return "sub";
     case BinaryOp::Mul: return "mul";
     case BinaryOp::Div: return "div";
     case BinaryOp::Mod: return "mod";
-    case BinaryOp::Min: return "min";
-    case BinaryOp::Max: return "max";
-    case BinaryOp::Pow: return "pow";
     case BinaryOp::Lt: return "lt";
     case BinaryOp::Le: return "le";
     case BinaryOp::Gt: return "gt";
@@ -43,36 +37,20 @@ const char* spelling(BinaryOp op) {
     case BinaryOp::Ne: return "ne";
     case BinaryOp::And: return "and";
     case BinaryOp::Or: return "or";
+    default: return "?";
   }
-  return "?";
 }
 
+// Every reduction is a builtin.
 const char* spelling(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Sum: return "sum";
-    case ReduceOp::Max: return "max";
-    case ReduceOp::Min: return "min";
-    case ReduceOp::Mean: return "mean";
-    case ReduceOp::Argmax: return "argmax";
-  }
+  for (const BuiltinIr& b : builtinIrs())
+    if (b.kind == ExprKind::Reduce && b.reduce == op) return b.name;
   return "?";
 }
 
-int64_t elementCount(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
+int64_t TileFunc::taskCount() const { return abi::shapeElements(taskGrid); }
 
-std::string shapeText(const Shape& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
-int64_t TileFunc::taskCount() const { return elementCount(taskGrid); }
-
-int64_t Tensor::elements() const { return elementCount(shape); }
+int64_t Tensor::elements() const { return abi::shapeElements(shape); }
 
 int64_t Tensor::storageElements() const { return abi::storageElements(layout, shape); }
 

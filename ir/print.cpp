@@ -56,7 +56,7 @@ std::string formatDouble(double v) {
   return std::string(buf, res.ptr);
 }
 
-std::string formatType(DType dtype, const Shape& shape) { return dtypeName(dtype) + shapeText(shape); }
+std::string formatType(DType dtype, const Shape& shape) { return dtypeName(dtype) + abi::shapeString(shape); }
 
 std::string formatIdRanges(const std::vector<int>& ids) {
   std::string s;

@@ -133,26 +133,39 @@ std::string renderText(const SourceManager& sources, const Diagnostic& diag, boo
 }
 
 std::string renderJson(const SourceManager& sources, const std::vector<Diagnostic>& diags) {
-  auto place = [&](SourceRange r) {
-    if (!r.valid()) return std::string("\"file\":null");
+  using abi::jsonInt, abi::jsonString;
+  // An object holding the place of `r`: "file": null when it has none.
+  auto placed = [&](SourceRange r) {
+    abi::JsonValue o = abi::jsonObject();
+    if (!r.valid()) {
+      o.members.push_back({"file", abi::jsonNull()});
+      return o;
+    }
     const SourceFile& f = sources.file(r.file);
     LineCol b = f.lineCol(r.begin), e = f.lineCol(r.end);
-    return fmt::format("\"file\":{},\"line\":{},\"column\":{},\"endLine\":{},\"endColumn\":{}",
-                       abi::jsonQuote(f.path()), b.line, b.col, e.line, e.col);
+    o.members.push_back({"file", jsonString(f.path())});
+    o.members.push_back({"line", jsonInt(b.line)});
+    o.members.push_back({"column", jsonInt(b.col)});
+    o.members.push_back({"endLine", jsonInt(e.line)});
+    o.members.push_back({"endColumn", jsonInt(e.col)});
+    return o;
   };
-  std::string out = "[";
-  for (size_t i = 0; i < diags.size(); ++i) {
-    const Diagnostic& d = diags[i];
-    if (i) out += ",";
-    out += fmt::format("\n  {{{},\"severity\":\"{}\",\"code\":\"{}\",\"message\":{},\"notes\":[", place(d.range),
-                       severityName(d.severity), diagCode(d.kind), abi::jsonQuote(d.message));
-    for (size_t k = 0; k < d.notes.size(); ++k)
-      out += fmt::format("{}{{{},\"message\":{}}}", k ? "," : "", place(d.notes[k].range),
-                         abi::jsonQuote(d.notes[k].message));
-    out += "]}";
+  abi::JsonValue all = abi::jsonArray();
+  for (const Diagnostic& d : diags) {
+    abi::JsonValue o = placed(d.range);
+    o.members.push_back({"severity", jsonString(std::string(severityName(d.severity)))});
+    o.members.push_back({"code", jsonString(std::string(diagCode(d.kind)))});
+    o.members.push_back({"message", jsonString(d.message)});
+    abi::JsonValue notes = abi::jsonArray();
+    for (const auto& n : d.notes) {
+      abi::JsonValue no = placed(n.range);
+      no.members.push_back({"message", jsonString(n.message)});
+      notes.items.push_back(std::move(no));
+    }
+    o.members.push_back({"notes", std::move(notes)});
+    all.items.push_back(std::move(o));
   }
-  out += diags.empty() ? "]\n" : "\n]\n";
-  return out;
+  return abi::jsonText(all, {.indent = 2, .lineDepth = 1}) + "\n";  // one diagnostic a line
 }
 
 }  // namespace mk

@@ -186,7 +186,7 @@ V TileGen::elem(const Expr& e, V idx) {
     case ExprKind::Concat: {
       const Expr& a = operand(e, 0);
       const Expr& bb = operand(e, 1);
-      const int64_t na = ir::elementCount(a.shape), nb = ir::elementCount(bb.shape);
+      const int64_t na = abi::shapeElements(a.shape), nb = abi::shapeElements(bb.shape);
       // Both sides read an index in range; the select keeps the right one.
       V inA = b_.CreateICmpSLT(idx, ci(na));
       V ia = b_.CreateSelect(inA, idx, ci(0));

@@ -103,7 +103,7 @@ void TileGen::issue(const Expr& load) {
       V ok = env_.target->mbarrierTryWait(b_, empty, parity);
       seen = b_.CreateZExt(ok, i32());
       return ok;
-    }, ErrRingEmpty, slot, parity);
+    }, abi::ErrRingEmpty, slot, parity);
     auto* go = newBlock("loader.ok");
     b_.CreateCondBr(failed, env_.exit, go);
     b_.SetInsertPoint(go);

@@ -75,7 +75,7 @@ std::optional<std::vector<TileGen::FusedRowdot>> TileGen::fusedRowdots(const Stm
     auto x = vectorSource(*rd.operands[1], aliases);
     if (!x) return std::nullopt;
     if (x->tile && !aliases.count(stripFloatCasts(rd.operands[1].get())->index) && !x->start &&
-        ir::elementCount(fn_.locals.at(size_t(x->tile->index)).shape) != f.cols)
+        abi::shapeElements(fn_.locals.at(size_t(x->tile->index)).shape) != f.cols)
       return std::nullopt;
     f.x = *x;
     f.accumulators = int((f.rows * f.vecsPerRow + T() - 1) / T());

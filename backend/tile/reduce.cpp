@@ -77,7 +77,7 @@ TileGen::Partial TileGen::reduceElements(ReduceOp op, DType accT, int64_t n, con
 
 V TileGen::reduce(const Expr& e) {
   const Expr& a = operand(e, 0);
-  const int64_t n = ir::elementCount(a.shape);
+  const int64_t n = abi::shapeElements(a.shape);
   if (a.shape.empty()) {
     V x = scalar(a);
     if (e.reduce == ReduceOp::Argmax) return convert(DType::I32, e.dtype, ci(0));
@@ -108,7 +108,7 @@ V TileGen::reduce(const Expr& e) {
 V TileGen::dot(const Expr& e) {
   const Expr& a = operand(e, 0);
   const Expr& bb = operand(e, 1);
-  const int64_t n = ir::elementCount(a.shape);
+  const int64_t n = abi::shapeElements(a.shape);
   Partial p = reduceElements(ReduceOp::Sum, DType::F32, n, [&](V i) {
     V x = convert(a.dtype, DType::F32, elem(a, i)), y = convert(bb.dtype, DType::F32, elem(bb, i));
     return b_.CreateFMul(x, y);

@@ -26,7 +26,7 @@ std::vector<V> TileGen::acquireSlots(const Stmt& s) {
       V ok = env_.target->mbarrierTryWait(b_, full, parity);
       seen = b_.CreateZExt(ok, i32());
       return ok;
-    }, ErrRingFull, slot, parity, /*quickPoll=*/false);  // a second poll here costs sm_80 spills in the matvec loops
+    }, abi::ErrRingFull, slot, parity, /*quickPoll=*/false);  // a second poll here costs sm_80 spills in the matvec loops
     when(failed, [&] { b_.CreateStore(ci(1), smemPtr(env_, ci(SmemLayout::kAbortFlag))); });
     if (since) when(b_.CreateICmpEQ(env_.tid, ci(0)), [&] { addElapsed(env_.ringWaitNs, since); });
     b_.CreateStore(b_.CreateAdd(seq, ci(1)), env_.seq);

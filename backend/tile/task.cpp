@@ -13,7 +13,7 @@ void TileGen::run() {
   for (size_t s = 0; s < fn_.locals.size(); ++s) {
     if (fn_.locals[s].shape.empty()) continue;
     tileOffset_[s] = at;
-    at += align16(ir::elementCount(fn_.locals[s].shape) * 4);
+    at += align16(abi::shapeElements(fn_.locals[s].shape) * 4);
   }
   localsEnd_ = at;
   top_ = at;
@@ -150,7 +150,7 @@ void TileGen::statement(const Stmt& s) {
         break;
       }
       tiles = true;
-      const int64_t n = ir::elementCount(L.shape);
+      const int64_t n = abi::shapeElements(L.shape);
       TileRef dst = localTile(s.slot);
       if (!s.value) {
         forEachElement(n, [&](V i) { writeTile(dst, i, isFloat(L.dtype) ? cf(0) : ci(0)); });

@@ -8,6 +8,7 @@
 // has the Error type, which silences everything built on it.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -235,6 +236,10 @@ class Checker {
   void checkStep(const StepDecl* step, Module* m);
   void checkFnStmt(const Stmt* s, Ctx& ctx);
   void checkAnnotations(const std::vector<Annotation>& anns, const Expr* value, Ctx& ctx);
+  // Reports duplicate, misplaced and unknown annotations, and calls `check` for each one named
+  // `here` (the annotation this declaration or statement takes: op bodies pass "cluster").
+  void forEachAnnotation(const std::vector<Annotation>& anns, const std::string& here,
+                         const std::function<void(const Annotation&)>& check);
 
   // --- elaboration (elaborate.cpp)
   bool elaborating() const { return mode_ == Mode::Elaborate; }

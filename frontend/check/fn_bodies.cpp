@@ -6,30 +6,46 @@
 
 namespace mk::check {
 
-void Checker::checkAnnotations(const std::vector<Annotation>& anns, const Expr* value, Ctx& ctx) {
+void Checker::forEachAnnotation(const std::vector<Annotation>& anns, const std::string& here,
+                                const std::function<void(const Annotation&)>& check) {
+  // The annotations the language has, and where each applies (docs/language.md).
+  static const std::vector<std::pair<std::string, const char*>> kKnown = {
+      {"after", "applies to a call in a fn or step, not to an op declaration"},
+      {"cluster", "applies to an op declaration"},
+  };
   std::set<std::string> seen;
   for (const auto& a : anns) {
     const std::string& n = a.name.name;
-    if (n.empty()) continue;
+    if (n.empty()) continue;  // the parser reported it
     if (!seen.insert(n).second) {
       diags_->emit(a.range, DuplicateAnnotation, n);
       continue;
     }
-    if (n == "cluster") {
-      diags_->emit(a.range, AnnotationPlace, n, "applies to an op declaration");
+    if (n == here) {
+      check(a);
       continue;
     }
-    if (n != "after") {
-      diags_->emit(a.name.range, UnknownAnnotation, n, suggest(n, {"after", "cluster"}));
-      continue;
+    auto known = std::find_if(kKnown.begin(), kKnown.end(), [&](const auto& k) { return k.first == n; });
+    if (known != kKnown.end()) {
+      diags_->emit(a.range, AnnotationPlace, n, known->second);
+    } else {
+      std::vector<std::string> names;
+      for (const auto& k : kKnown) names.push_back(k.first);
+      diags_->emit(a.name.range, UnknownAnnotation, n, suggest(n, names));
     }
+  }
+}
+
+void Checker::checkAnnotations(const std::vector<Annotation>& anns, const Expr* value, Ctx& ctx) {
+  forEachAnnotation(anns, "after", [&](const Annotation& a) {
+    const std::string& n = a.name.name;
     if (!as<CallExpr>(value)) {
       diags_->emit(a.range, AnnotationPlace, n, "applies to an op or fn call");
-      continue;
+      return;
     }
     if (a.args.empty()) {
       diags_->emit(a.range, AfterNoArgs);
-      continue;
+      return;
     }
     for (const auto& arg : a.args) {
       auto* nm = as<NameExpr>(arg.get());
@@ -47,7 +63,7 @@ void Checker::checkAnnotations(const std::vector<Annotation>& anns, const Expr* 
                                                    : fmt::format("found {}", tyStr(t));
       diags_->emit(arg->range, AfterArg, why);
     }
-  }
+  });
 }
 
 void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {

@@ -2,7 +2,6 @@
 #include "frontend/check/context.h"
 
 #include <functional>
-#include <set>
 
 namespace mk::check {
 
@@ -298,35 +297,20 @@ void Checker::checkOp(const OpDecl* op, Module* m, const std::map<std::string, T
   ctx.decl = op;
   ctx.scopes.emplace_back();
   bindGenerics(op->generics, ctx, bindings);
-  std::set<std::string> seenAnn;
-  for (const auto& a : op->annotations) {
-    const std::string& n = a.name.name;
-    if (n.empty()) continue;
-    if (!seenAnn.insert(n).second) {
-      diags_->emit(a.range, DuplicateAnnotation, n);
-      continue;
-    }
-    if (n == "after") {
-      diags_->emit(a.range, AnnotationPlace, n, "applies to a call in a fn or step, not to an op declaration");
-      continue;
-    }
-    if (n != "cluster") {
-      diags_->emit(a.name.range, UnknownAnnotation, n, suggest(n, {"after", "cluster"}));
-      continue;
-    }
+  forEachAnnotation(op->annotations, "cluster", [&](const Annotation& a) {
     if (a.args.size() != 1) {
       diags_->emit(a.range, ClusterArg, fmt::format("{} arguments", a.args.size()));
-      continue;
+      return;
     }
     Ty v = checkExpr(a.args[0].get(), ctx);
-    if (v.isError()) continue;
+    if (v.isError()) return;
     if (v.kind != TyKind::Int) {
       diags_->emit(a.args[0]->range, ClusterArg, tyStr(v));
     } else if (v.intValue->isConstant()) {
       int64_t c = v.intValue->value();
       if (c < 1 || c > 8 || (c & (c - 1)) != 0) diags_->emit(a.args[0]->range, ClusterArg, std::to_string(c));
     }
-  }
+  });
   bindParams(op->params, ctx, true);
   for (const auto& r : op->results) {
     std::string rn = r.name ? r.name->name : "";

@@ -1,11 +1,14 @@
 // The registries: every diagnostic has a stable, unique code (notes have none); every builtin
-// form is listed once, and its readers agree.
+// form is listed once, and its readers agree (the editors' syntax files included).
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 
+#include "abi/json.h"
 #include "ir/builtins.h"
 #include "lsp/language.h"
 #include "support/diagnostics.h"
@@ -59,5 +62,63 @@ TEST_CASE("every builtin form is listed once and spells back from its IR") {
       at = lsp[i].signature.find(p, at);
       CHECK_MESSAGE(at != std::string::npos, lsp[i].signature << ": " << p);
     }
+  }
+}
+
+// The editors' syntax files name the builtins by hand (they are static grammars): each must name
+// exactly the builtins of support/builtins.def.
+namespace {
+std::string readSource(const std::string& path) {
+  std::ifstream in(std::string(MK_SOURCE_DIR) + "/" + path, std::ios::binary);
+  REQUIRE_MESSAGE(in, "cannot read " << path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void checkSameBuiltins(const std::string& file, const std::set<std::string>& named) {
+  std::set<std::string> registry;
+  for (const mk::ir::BuiltinIr& b : mk::ir::builtinIrs()) registry.insert(b.name);
+  for (const std::string& n : registry) CHECK_MESSAGE(named.count(n), file << " does not highlight builtin " << n);
+  for (const std::string& n : named)
+    CHECK_MESSAGE(registry.count(n), file << " highlights " << n << ", which support/builtins.def does not declare");
+}
+}  // namespace
+
+TEST_CASE("the editors' syntax files name every builtin and nothing else") {
+  {  // Vim / Neovim: the words of the `syn keyword mkBuiltin` lines
+    const std::string file = "editors/nvim/syntax/mk.vim";
+    std::istringstream lines(readSource(file));
+    std::set<std::string> named;
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream words(line);
+      std::string syn, keyword, group;
+      if (!(words >> syn >> keyword >> group) || syn != "syn" || keyword != "keyword" || group != "mkBuiltin") continue;
+      for (std::string w; words >> w;) named.insert(w);
+    }
+    checkSameBuiltins(file, named);
+  }
+  {  // VS Code: the alternatives of the pattern whose capture is support.function.builtin.mkdsl
+    const std::string file = "editors/vscode/syntaxes/mkdsl.tmLanguage.json";
+    const mk::abi::JsonValue grammar = mk::abi::parseJson(readSource(file));
+    std::set<std::string> named;
+    int patterns = 0;
+    for (const mk::abi::JsonMember& rule : grammar.get("repository")->members) {
+      const mk::abi::JsonValue* ps = rule.second.get("patterns");
+      for (const mk::abi::JsonValue& p : ps ? ps->items : std::vector<mk::abi::JsonValue>{}) {
+        const mk::abi::JsonValue* captures = p.get("captures");
+        const mk::abi::JsonValue* first = captures ? captures->get("1") : nullptr;
+        const mk::abi::JsonValue* scope = first ? first->get("name") : nullptr;
+        if (!scope || scope->text != "support.function.builtin.mkdsl") continue;
+        ++patterns;
+        const std::string& match = p.get("match")->text;  // \b(exp|log|...)\s*(?=\()
+        const size_t open = match.find('('), close = match.find(')', open);
+        REQUIRE_MESSAGE((open != std::string::npos && close != std::string::npos), file << ": " << match);
+        std::istringstream alternatives(match.substr(open + 1, close - open - 1));
+        for (std::string w; std::getline(alternatives, w, '|');) named.insert(w);
+      }
+    }
+    CHECK(patterns == 1);
+    checkSameBuiltins(file, named);
   }
 }

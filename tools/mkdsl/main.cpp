@@ -15,6 +15,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/amdgpu.h"
@@ -90,7 +91,7 @@ Options for build:
   --emit=graph|tasks|schedule       a stage instead: the op graph, the tasks with their regions,
                                     or the verified schedule (counters and per-SM queues)
   --format=text|json|html           for --emit=schedule: JSON for tools, HTML for a browser
-  --target ARCH                     code architecture: sm_90a, sm_90, sm_80, gfx942, gfx90a
+  --target ARCH                     code architecture: {archs}
                                     (default: the GPU's)
   --metadata FILE                   where the kernel's metadata sidecar (JSON) goes; with -o it
                                     defaults to the output's name with .meta.json for extension
@@ -134,6 +135,15 @@ or /usr/lib/llvm-19/bin/ld.lld.
 
 Exit status: 0 on success, 1 when the input has errors or the command line is wrong.
 )";
+
+// kUsage with its list of architectures filled in from the target registry (ir/targets.cpp).
+std::string usage() {
+  std::string archs;
+  for (const std::string& a : mk::backend::archNames()) archs += (archs.empty() ? "" : ", ") + a;
+  std::string text = kUsage;
+  const std::string_view slot = "{archs}";
+  return text.replace(text.find(slot), slot.size(), archs);
+}
 
 struct Args {
   std::string cmd;
@@ -987,12 +997,12 @@ int runLsp(const Args& a) {
 
 int mainImpl(int argc, char** argv) {
   if (argc < 2) {
-    std::fputs(kUsage, stderr);
+    std::fputs(usage().c_str(), stderr);
     return 1;
   }
   std::string cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-    std::fputs(kUsage, stdout);
+    std::fputs(usage().c_str(), stdout);
     return 0;
   }
   if (cmd == "--version") {
@@ -1003,7 +1013,7 @@ int mainImpl(int argc, char** argv) {
     return usageError("unknown command '" + cmd + "'");
   for (int i = 2; i < argc; ++i)
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::fputs(kUsage, stdout);
+      std::fputs(usage().c_str(), stdout);
       return 0;
     }
   Args a;

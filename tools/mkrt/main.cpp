@@ -16,6 +16,7 @@
 
 #include <sys/random.h>
 
+#include "abi/layout.h"
 #include "runtime/decode.h"
 #include "runtime/mkrt.hpp"
 #include "runtime/npy.h"
@@ -180,12 +181,6 @@ std::string parse(int argc, char** argv, Args& a) {
   return "";
 }
 
-std::string shapeText(const std::vector<int64_t>& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
 // Every step's logits against a reference (e.g. `mkdsl run --device cpu --dump-logits`): the
 // relative L2 error ||got - ref|| / ||ref|| and whether the argmax agrees. Exit status 1 when a
 // step's error exceeds the tolerance.
@@ -228,7 +223,7 @@ int run(const Args& a) {
   if (!a.compareLogits.empty()) {
     reference = mk::runtime::readNpy(a.compareLogits);
     if (reference->shape.size() != 2 || reference->shape[1] != int64_t(vocab) || reference->shape[0] < steps)
-      throw mkrt::Error(MKRT_ERR_ARGUMENT, a.compareLogits + " holds logits of shape " + shapeText(reference->shape) +
+      throw mkrt::Error(MKRT_ERR_ARGUMENT, a.compareLogits + " holds logits of shape " + mk::abi::shapeString(reference->shape) +
                                                "; expected at least [" + std::to_string(steps) + ", " + std::to_string(vocab) + "]");
   }
 
