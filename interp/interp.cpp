@@ -186,11 +186,11 @@ struct TaskRunner {
     return in.mk_.graph.tensors[node.tensors[param]];
   }
 
-  static Value zeros(DType t, const Shape& s) { return {t, s, std::vector<double>(size_t(elementCount(s)), 0.0)}; }
+  static Value zeros(DType t, const Shape& s) { return {t, s, std::vector<double>(size_t(abi::shapeElements(s)), 0.0)}; }
   static Value scalar(DType t, double x) { return {t, {}, {x}}; }
 
   int64_t scalarInt(const Value& v, const char* what) {
-    if (!v.shape.empty()) fail(std::string(what) + " is not a scalar (shape " + shapeText(v.shape) + ")");
+    if (!v.shape.empty()) fail(std::string(what) + " is not a scalar (shape " + abi::shapeString(v.shape) + ")");
     if (v.v[0] != std::trunc(v.v[0])) fail(std::string(what) + " is not an integer");
     return int64_t(v.v[0]);
   }
@@ -198,15 +198,15 @@ struct TaskRunner {
   // Fits a value to a local's (or tensor's) dtype and shape: scalars broadcast.
   Value conform(const Value& v, DType t, const Shape& s, const std::string& what) {
     if (v.shape != s && !v.shape.empty())
-      fail("a value of shape " + shapeText(v.shape) + " assigned to " + what + " of shape " + shapeText(s));
-    Value r{t, s, std::vector<double>(size_t(elementCount(s)))};
+      fail("a value of shape " + abi::shapeString(v.shape) + " assigned to " + what + " of shape " + abi::shapeString(s));
+    Value r{t, s, std::vector<double>(size_t(abi::shapeElements(s)))};
     for (size_t k = 0; k < r.v.size(); ++k) r.v[k] = convert(v.dtype, t, v.v[v.shape.empty() ? 0 : k]);
     return r;
   }
 
   Box box(const std::vector<RegionDim>& dims, const Shape& of, const std::string& what) {
     if (dims.size() != of.size())
-      fail(what + ": a region of " + std::to_string(dims.size()) + " dimensions into shape " + shapeText(of));
+      fail(what + ": a region of " + std::to_string(dims.size()) + " dimensions into shape " + abi::shapeString(of));
     Box b;
     bool inside = true;
     std::string text;
@@ -221,7 +221,7 @@ struct TaskRunner {
       if (s < 0 || s + c > of[d]) inside = false;
       text += (d ? ", " : "") + std::to_string(s) + (dims[d].length > 0 ? ":+" + std::to_string(dims[d].length) : "");
     }
-    if (!inside) fail(what + "[" + text + "] is outside its shape " + shapeText(of));
+    if (!inside) fail(what + "[" + text + "] is outside its shape " + abi::shapeString(of));
     return b;
   }
 
@@ -282,8 +282,8 @@ struct TaskRunner {
   Value eval(const Expr& e) {
     Value r = evalRaw(e);
     if (r.shape != e.shape)
-      fail("IR inconsistency: an expression typed " + std::string(dtypeName(e.dtype)) + shapeText(e.shape) +
-           " evaluates to shape " + shapeText(r.shape));
+      fail("IR inconsistency: an expression typed " + std::string(dtypeName(e.dtype)) + abi::shapeString(e.shape) +
+           " evaluates to shape " + abi::shapeString(r.shape));
     r.dtype = e.dtype;
     return r;
   }
@@ -294,7 +294,7 @@ struct TaskRunner {
       return *e.operands[i];
     };
     switch (e.kind) {
-      case ExprKind::Const: return {e.dtype, e.shape, std::vector<double>(size_t(elementCount(e.shape)), rnd(e.dtype, e.value))};
+      case ExprKind::Const: return {e.dtype, e.shape, std::vector<double>(size_t(abi::shapeElements(e.shape)), rnd(e.dtype, e.value))};
       case ExprKind::Local: return local(e.index);
       case ExprKind::TaskIndex:
         if (e.index < 0 || size_t(e.index) >= task.index.size())
@@ -307,7 +307,7 @@ struct TaskRunner {
         if (in.checkAccesses_ && t.kind != Tensor::Weight) checkDeclared(task.reads, t, b, false);
         const auto& st = in.store_[t.id];
         const bool ints = in.isInt(t.id);
-        Value r{e.dtype, b.shape, std::vector<double>(size_t(elementCount(b.shape)))};
+        Value r{e.dtype, b.shape, std::vector<double>(size_t(abi::shapeElements(b.shape)))};
         const bool same = t.dtype == e.dtype;  // stored values are already rounded to t.dtype
         forEachRun(t.shape, b, [&](int64_t off, int64_t k, int64_t n) {
           for (int64_t j = 0; j < n; ++j) {
@@ -321,7 +321,7 @@ struct TaskRunner {
         Value tmp;
         const Value& a = ref(operand(0), tmp);
         Box b = box(e.region, a.shape, "slice of a tile");
-        Value r{e.dtype, b.shape, std::vector<double>(size_t(elementCount(b.shape)))};
+        Value r{e.dtype, b.shape, std::vector<double>(size_t(abi::shapeElements(b.shape)))};
         forEachRun(a.shape, b, [&](int64_t off, int64_t k, int64_t n) {
           for (int64_t j = 0; j < n; ++j) r.v[k + j] = convert(a.dtype, e.dtype, a.v[off + j]);
         });
@@ -339,7 +339,7 @@ struct TaskRunner {
         const Value& a = ref(operand(0), ta);
         const Value& b = ref(operand(1), tb);
         Value r{e.dtype, broadcastShape({&a, &b}), {}};
-        r.v.resize(size_t(elementCount(r.shape)));
+        r.v.resize(size_t(abi::shapeElements(r.shape)));
         const bool sa = a.shape.empty(), sb = b.shape.empty();
         for (size_t k = 0; k < r.v.size(); ++k)
           r.v[k] = binaryOp(e.binary, e.dtype, a.dtype, b.dtype, a.v[sa ? 0 : k], b.v[sb ? 0 : k]);
@@ -351,7 +351,7 @@ struct TaskRunner {
         const Value& a = ref(operand(1), ta);
         const Value& b = ref(operand(2), tb);
         Value r{e.dtype, broadcastShape({&c, &a, &b}), {}};
-        r.v.resize(size_t(elementCount(r.shape)));
+        r.v.resize(size_t(abi::shapeElements(r.shape)));
         auto at = [](const Value& v, size_t k) { return v.v[v.shape.empty() ? 0 : k]; };
         for (size_t k = 0; k < r.v.size(); ++k)
           r.v[k] = at(c, k) != 0 ? convert(a.dtype, e.dtype, at(a, k)) : convert(b.dtype, e.dtype, at(b, k));
@@ -370,7 +370,7 @@ struct TaskRunner {
         const Value& a = ref(operand(0), ta);
         const Value& b = ref(operand(1), tb);
         if (a.shape.size() != 1 || a.shape != b.shape)
-          fail("dot of shapes " + shapeText(a.shape) + " and " + shapeText(b.shape));
+          fail("dot of shapes " + abi::shapeString(a.shape) + " and " + abi::shapeString(b.shape));
         float acc = 0;
         for (size_t k = 0; k < a.v.size(); ++k) acc = std::fma(float(a.v[k]), float(b.v[k]), acc);
         return scalar(e.dtype, rnd(e.dtype, acc));
@@ -382,7 +382,7 @@ struct TaskRunner {
         const Value& x = ref(operand(1), tb);
         const bool row = e.kind == ExprKind::RowDot;
         if (a.shape.size() != 2 || x.shape.size() != 1 || x.shape[0] != a.shape[row ? 1 : 0])
-          fail(std::string(row ? "rowdot" : "coldot") + " of shapes " + shapeText(a.shape) + " and " + shapeText(x.shape));
+          fail(std::string(row ? "rowdot" : "coldot") + " of shapes " + abi::shapeString(a.shape) + " and " + abi::shapeString(x.shape));
         const int64_t M = a.shape[0], K = a.shape[1];
         Value r{e.dtype, {row ? M : K}, {}};
         std::vector<float> acc(size_t(row ? M : K), 0.0f);
@@ -398,7 +398,7 @@ struct TaskRunner {
         return r;
       }
       case ExprKind::Iota: {
-        if (e.shape.size() != 1) fail("iota of shape " + shapeText(e.shape));
+        if (e.shape.size() != 1) fail("iota of shape " + abi::shapeString(e.shape));
         Value r{e.dtype, e.shape, {}};
         for (int64_t k = 0; k < e.shape[0]; ++k) r.v.push_back(rnd(e.dtype, double(k)));
         return r;
@@ -408,7 +408,7 @@ struct TaskRunner {
         const Value& a = ref(operand(0), ta);
         const Value& b = ref(operand(1), tb);
         if (a.shape.size() > 1 || b.shape.size() > 1)
-          fail("concat of shapes " + shapeText(a.shape) + " and " + shapeText(b.shape) + " (1-D only)");
+          fail("concat of shapes " + abi::shapeString(a.shape) + " and " + abi::shapeString(b.shape) + " (1-D only)");
         Value r{e.dtype, {int64_t(a.v.size() + b.v.size())}, {}};
         for (double x : a.v) r.v.push_back(convert(a.dtype, e.dtype, x));
         for (double x : b.v) r.v.push_back(convert(b.dtype, e.dtype, x));
@@ -422,7 +422,7 @@ struct TaskRunner {
     Shape s;
     for (const Value* v : vs) {
       if (v->shape.empty()) continue;
-      if (!s.empty() && s != v->shape) fail("elementwise operands of shapes " + shapeText(s) + " and " + shapeText(v->shape));
+      if (!s.empty() && s != v->shape) fail("elementwise operands of shapes " + abi::shapeString(s) + " and " + abi::shapeString(v->shape));
       s = v->shape;
     }
     return s;
@@ -471,7 +471,7 @@ struct TaskRunner {
       case ScalarArg::Tensor: {
         if (a.index < 0 || size_t(a.index) >= in.store_.size()) fail("scalar parameter from a tensor id out of range");
         const Tensor& t = in.mk_.graph.tensors[a.index];
-        if (t.elements() != 1) fail("scalar parameter from tensor '" + t.name + "' of shape " + shapeText(t.shape));
+        if (t.elements() != 1) fail("scalar parameter from tensor '" + t.name + "' of shape " + abi::shapeString(t.shape));
         // Reading the tensor is an access like a load: it must be declared, or the schedule
         // may run this task before the tensor's producer.
         if (in.checkAccesses_) checkDeclared(task.reads, t, Box{std::vector<int64_t>(t.shape.size(), 0), t.shape, t.shape}, false);
@@ -509,7 +509,7 @@ struct TaskRunner {
         }
         Value& cur = local(s.slot);
         if (r.shape != cur.shape && !r.shape.empty())
-          fail("compound assignment of shape " + shapeText(r.shape) + " to local '" + L.name + "' of shape " + shapeText(cur.shape));
+          fail("compound assignment of shape " + abi::shapeString(r.shape) + " to local '" + L.name + "' of shape " + abi::shapeString(cur.shape));
         const BinaryOp op = s.assign == AssignOp::Add ? BinaryOp::Add : s.assign == AssignOp::Sub ? BinaryOp::Sub
                           : s.assign == AssignOp::Mul ? BinaryOp::Mul : BinaryOp::Div;
         for (size_t k = 0; k < cur.v.size(); ++k)
@@ -523,7 +523,7 @@ struct TaskRunner {
         Value tmp;
         const Value& r = ref(value(), tmp);
         if (r.shape != b.shape && !r.shape.empty())
-          fail("store of shape " + shapeText(r.shape) + " into a region of shape " + shapeText(b.shape) + " of '" + t.name + "'");
+          fail("store of shape " + abi::shapeString(r.shape) + " into a region of shape " + abi::shapeString(b.shape) + " of '" + t.name + "'");
         auto& st = in.store_[t.id];
         const bool ints = in.isInt(t.id), bc = r.shape.empty();
         forEachRun(t.shape, b, [&](int64_t off, int64_t k, int64_t n) {
@@ -550,7 +550,7 @@ struct TaskRunner {
       case StmtKind::If: {
         Value tmp;
         const Value& c = ref(value(), tmp);
-        if (!c.shape.empty()) fail("an `if` condition of shape " + shapeText(c.shape));
+        if (!c.shape.empty()) fail("an `if` condition of shape " + abi::shapeString(c.shape));
         exec(c.v[0] != 0 ? s.body : s.otherwise);
         return;
       }
@@ -725,7 +725,7 @@ void Interpreter::setTensor(int id, const std::vector<float>& values) {
   if (id < 0 || size_t(id) >= store_.size()) fail("tensor id " + std::to_string(id) + " out of range");
   const Tensor& t = mk_.graph.tensors[id];
   if (int64_t(values.size()) != t.elements())
-    fail("setTensor: " + std::to_string(values.size()) + " values for '" + t.name + "' of shape " + shapeText(t.shape));
+    fail("setTensor: " + std::to_string(values.size()) + " values for '" + t.name + "' of shape " + abi::shapeString(t.shape));
   for (size_t k = 0; k < values.size(); ++k) {
     if (isInt(id)) store_[id].i[k] = int32_t(convert(DType::F32, t.dtype, values[k]));
     else store_[id].f[k] = float(rnd(t.dtype, values[k]));

@@ -15,9 +15,6 @@
 namespace mk::ir {
 
 using Shape = std::vector<int64_t>;  // empty: a scalar; abi::shapeElements, abi::shapeString
-// Old names of abi's, for interp/ until it calls abi's (it was being edited when they moved).
-inline int64_t elementCount(const Shape& s) { return abi::shapeElements(s); }
-inline std::string shapeText(const Shape& s) { return abi::shapeString(s); }
 
 enum class UnaryOp { Neg, Not, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Silu, Abs };
 enum class BinaryOp { Add, Sub, Mul, Div, Mod, Min, Max, Pow, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
