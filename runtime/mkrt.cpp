@@ -118,8 +118,8 @@ struct mkrt_model {
 
   std::vector<mkrt_tensor_info> inInfo, outInfo;
   // Each step input's value as mkrt_set_input gave it (logical row-major, in its dtype's
-  // storage); empty until set.
-  std::vector<std::vector<uint8_t>> inputValues;
+  // storage); nullopt until set.
+  std::vector<std::optional<std::vector<uint8_t>>> inputValues;
   std::vector<mkrt_trace_node> traceNodes;
 
   uint64_t traceBytes() const { return meta.trace ? uint64_t(meta.trace->records) * TraceWords * 8 : 0; }
@@ -390,12 +390,12 @@ void setInput(mkrt_model& m, const char* name, mkrt_dtype dtype, int rank, const
   if (bytes != need)
     failWith(MKRT_ERR_ARGUMENT, "input '" + in.name + "' (" + inputTypeText(md, in) + ") takes " + std::to_string(need) +
                                     " bytes; got " + std::to_string(bytes));
-  if (!data) failWith(MKRT_ERR_ARGUMENT, "mkrt_set_input: data is NULL");
+  if (!data && bytes) failWith(MKRT_ERR_ARGUMENT, "mkrt_set_input: data is NULL");
   const auto* p = static_cast<const uint8_t*>(data);
   if (in.tensor < 0 && !isFloat(in.dtype))  // a token past the embedding, a position past the cache
     if (std::string why = inputRangeProblem(md, index, int64_t(decodeElement(in.dtype, p))); !why.empty())
       failWith(MKRT_ERR_ARGUMENT, why);
-  m.inputValues[index].assign(p, p + bytes);
+  m.inputValues[index] = std::vector<uint8_t>(p, p + bytes);
 }
 
 // The u32 word the kernel reads for a scalar step input (f32 as its bits); 0 for a tensor input,
@@ -421,11 +421,11 @@ void step(mkrt_model& m) {
         failWith(MKRT_ERR_STATE, "no weights: call mkrt_load_weights or mkrt_random_weights before mkrt_step");
   const size_t n = md.inputs.size();
   for (size_t i = 0; i < n; ++i)
-    if (m.inputValues[i].empty())
+    if (!m.inputValues[i])
       failWith(MKRT_ERR_ARGUMENT, "input '" + md.inputs[i].name + "' (" + inputTypeText(md, md.inputs[i]) +
                                       ") has no value: give it one with mkrt_set_input before mkrt_step");
   std::vector<uint32_t> words(std::max<size_t>(n, 1), 0);
-  for (size_t i = 0; i < n; ++i) words[i] = inputWord(md.inputs[i], m.inputValues[i]);
+  for (size_t i = 0; i < n; ++i) words[i] = inputWord(md.inputs[i], *m.inputValues[i]);
   if (m.steps >= std::numeric_limits<uint32_t>::max() - 1u)
     failWith(MKRT_ERR_STATE, "the epoch counter is exhausted (2^32 - 1 steps); call mkrt_reset");
 
@@ -439,7 +439,7 @@ void step(mkrt_model& m) {
     const unsigned eb = dtypeBytes(t.dtype);
     std::vector<uint8_t> storage(size_t(t.storageBytes()), 0);
     if (auto p = mappingProblem(t.layout, t.shape, eb); !p.empty()) failWith(MKRT_ERR_KERNEL, "input tensor '" + t.name + "': " + p);
-    toPhysical(t.layout, t.shape, eb, m.inputValues[i].data(), storage.data());
+    toPhysical(t.layout, t.shape, eb, m.inputValues[i]->data(), storage.data());
     m.upload(t, storage);
   }
 
