@@ -397,6 +397,27 @@ struct TaskRunner {
         for (float v : acc) r.v.push_back(rnd(e.dtype, v));
         return r;
       }
+      case ExprKind::Mma:
+      case ExprKind::MmaNt: {
+        Value ta, tb;
+        const Value& a = ref(operand(0), ta);
+        const Value& b = ref(operand(1), tb);
+        const bool nt = e.kind == ExprKind::MmaNt;
+        if (a.shape.size() != 2 || b.shape.size() != 2 || a.shape[1] != b.shape[nt ? 1 : 0])
+          fail(std::string(nt ? "mma_nt" : "mma") + " of shapes " + abi::shapeString(a.shape) + " and " + abi::shapeString(b.shape));
+        const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[nt ? 0 : 1];
+        Value r{e.dtype, {M, N}, std::vector<double>(size_t(M * N))};
+        // The order docs/language.md states: for each (m, n), from 0.0f, k increasing, one f32
+        // fma per term of the operands' values (already at their dtype).
+        for (int64_t m = 0; m < M; ++m)
+          for (int64_t n = 0; n < N; ++n) {
+            float acc = 0.0f;
+            for (int64_t k = 0; k < K; ++k)
+              acc = std::fma(float(a.v[m * K + k]), float(b.v[nt ? n * K + k : k * N + n]), acc);
+            r.v[size_t(m * N + n)] = rnd(e.dtype, acc);
+          }
+        return r;
+      }
       case ExprKind::Iota: {
         if (e.shape.size() != 1) fail("iota of shape " + abi::shapeString(e.shape));
         Value r{e.dtype, e.shape, {}};

@@ -265,6 +265,8 @@ class FuncPrinter {
       case ExprKind::Dot:
       case ExprKind::RowDot:
       case ExprKind::ColDot:
+      case ExprKind::Mma:
+      case ExprKind::MmaNt:
       case ExprKind::Concat: return call(builtinName(e), e);
       case ExprKind::Iota:  // its length is its shape
         return std::string(builtinName(e)) + "(" + std::to_string(e.shape.empty() ? 0 : e.shape[0]) + ")";

@@ -12,6 +12,16 @@ namespace mk::ir {
 // Which backend emits an architecture: NVPTX (PTX) or AMDGPU (an ELF object and AMDGCN).
 enum class ArchFamily { Nvptx, Amdgpu };
 
+// The granularity of an architecture's matrix instruction for a bf16/f16 product with f32
+// accumulation (mma.sync.m16n8k16 on sm_80+, v_mfma_f32_16x16x16bf16_1k on gfx90a/gfx942):
+// a tile product a[M, K] b[K, N] maps onto it when M, N and K are multiples of m, n and k.
+// Today's `mma` lowering is scalar and needs none of it; the tensor-core lowerings (issue 18)
+// will check it with mmaMisfit.
+struct MmaShape {
+  const char* instruction;  // for messages: "mma.sync m16n8k16"
+  int m = 0, n = 0, k = 0;  // 0: no matrix instruction
+};
+
 struct ArchDesc {
   std::string name;  // sm_90a, sm_90, sm_80, gfx942, gfx90a (`--target`)
   ArchFamily family;
@@ -23,7 +33,12 @@ struct ArchDesc {
   // a thread, enough for the Hopper kernels (88 for Llama-3.2-1B); sm_80's spill there, so its
   // loader warp is one of the 16.
   bool loaderWarpOnTop = false;
+  MmaShape mma;
 };
+
+// Why a tile product of a[M, K] and b[K, N] (or b[N, K]) does not fit `arch`'s matrix
+// instruction, naming each dimension that does not divide; nullopt when it fits.
+std::optional<std::string> mmaMisfit(const ArchDesc& arch, long long M, long long N, long long K);
 
 // The architectures, in the order `--target`'s messages list them; null for an unknown name.
 const std::vector<ArchDesc>& archs();

@@ -4,13 +4,17 @@
 namespace mk::ir {
 
 const std::vector<ArchDesc>& archs() {
+  // The matrix instructions (MmaShape): mma.sync's m16n8k16 on every NVPTX arch (sm_90a's wgmma
+  // is coarser, a multiple of it); MFMA 16x16x16 on both AMDGPU archs.
+  static constexpr MmaShape kMmaSync{"mma.sync m16n8k16", 16, 8, 16};
+  static constexpr MmaShape kMfma{"MFMA 16x16x16", 16, 16, 16};
   static const std::vector<ArchDesc> kArchs = {
-      {"sm_90a", ArchFamily::Nvptx, /*bulkAsyncCopy=*/true, /*loaderWarpOnTop=*/true},
-      {"sm_90", ArchFamily::Nvptx, /*bulkAsyncCopy=*/true, /*loaderWarpOnTop=*/true},
-      {"sm_80", ArchFamily::Nvptx, /*bulkAsyncCopy=*/false, /*loaderWarpOnTop=*/false},
+      {"sm_90a", ArchFamily::Nvptx, /*bulkAsyncCopy=*/true, /*loaderWarpOnTop=*/true, kMmaSync},
+      {"sm_90", ArchFamily::Nvptx, /*bulkAsyncCopy=*/true, /*loaderWarpOnTop=*/true, kMmaSync},
+      {"sm_80", ArchFamily::Nvptx, /*bulkAsyncCopy=*/false, /*loaderWarpOnTop=*/false, kMmaSync},
       // No weight ring on AMDGPU (amdgpu_target.cpp): its capabilities stay off.
-      {"gfx942", ArchFamily::Amdgpu},
-      {"gfx90a", ArchFamily::Amdgpu},
+      {"gfx942", ArchFamily::Amdgpu, false, false, kMfma},
+      {"gfx90a", ArchFamily::Amdgpu, false, false, kMfma},
   };
   return kArchs;
 }
@@ -19,6 +23,22 @@ const ArchDesc* findArch(const std::string& name) {
   for (const auto& a : archs())
     if (a.name == name) return &a;
   return nullptr;
+}
+
+std::optional<std::string> mmaMisfit(const ArchDesc& arch, long long M, long long N, long long K) {
+  const MmaShape& s = arch.mma;
+  if (s.m <= 0) return arch.name + " has no matrix instruction";
+  std::string why;
+  auto check = [&](const char* dim, long long v, int g) {
+    if (v > 0 && v % g == 0) return;
+    why += (why.empty() ? "" : ", ") + std::string(dim) + " = " + std::to_string(v) + " is not a multiple of " +
+           std::to_string(g);
+  };
+  check("M", M, s.m);
+  check("N", N, s.n);
+  check("K", K, s.k);
+  if (why.empty()) return std::nullopt;
+  return why + " (" + arch.name + "'s " + s.instruction + ")";
 }
 
 namespace {

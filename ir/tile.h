@@ -47,6 +47,8 @@ enum class ExprKind {
   Dot,       // a[K] . b[K] -> f32
   RowDot,    // A[M, K] x[K] -> f32[M]
   ColDot,    // A[M, K]^T y[M] -> f32[K]
+  Mma,       // a[M, K] b[K, N] -> f32[M, N]
+  MmaNt,     // a[M, K] b[N, K]^T -> f32[M, N]
   Iota,      // i32[n]: 0 .. n-1
   Concat,    // 1-D a ++ b
 };

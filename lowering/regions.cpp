@@ -116,6 +116,12 @@ class Analyzer {
         for (int64_t d : e.operands[0]->shape) elements *= d;
       flops_ += 2 * elements * trips_;
     }
+    // A matrix product a[M, K] b: 2 M K N, N being the result's last dimension.
+    if ((e.kind == ExprKind::Mma || e.kind == ExprKind::MmaNt) && !e.operands.empty() && e.operands[0] && e.shape.size() == 2) {
+      int64_t elements = e.shape[1];
+      for (int64_t d : e.operands[0]->shape) elements *= d;
+      flops_ += 2 * elements * trips_;
+    }
     // A scalar parameter bound to a 0-d tensor reads that tensor: a dependency like any other.
     if (e.kind == ExprKind::Scalar && e.index >= 0 && e.index < static_cast<int>(node_.scalars.size()) &&
         node_.scalars[e.index].kind == ScalarArg::Tensor)

@@ -18,7 +18,7 @@ struct TaskAccess {
   // False when a tensor touched in a loop whose trip count is known only at run time (an
   // attention loop up to `pos`) was counted by its whole boxes: `bytes` is then an upper bound.
   bool bytesExact = true;
-  int64_t flops = 0;  // 2 * matrix-operand elements of Dot/RowDot/ColDot, times known trip counts
+  int64_t flops = 0;  // 2 * matrix-operand elements of Dot/RowDot/ColDot (2 M N K of Mma/MmaNt), times known trip counts
 };
 
 // `index` is the task's position in node.func->taskGrid (one entry per dimension).

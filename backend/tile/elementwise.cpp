@@ -199,7 +199,9 @@ V TileGen::elem(const Expr& e, V idx) {
     case ExprKind::Reduce:
     case ExprKind::Dot: return scalar(e);
     case ExprKind::RowDot:
-    case ExprKind::ColDot: unsupported("a rowdot/coldot that was not prepared");
+    case ExprKind::ColDot:
+    case ExprKind::Mma:
+    case ExprKind::MmaNt: unsupported("a rowdot/coldot/mma that was not prepared");
   }
   unsupported("an unknown expression");
 }

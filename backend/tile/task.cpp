@@ -66,7 +66,8 @@ void TileGen::forEachElement(int64_t n, const std::function<V(V)>& value, const 
 bool TileGen::readsShifted(const Expr& e, int slot, bool shifted) {
   if (e.kind == ExprKind::Local && e.index == slot) return shifted;
   bool s = shifted || e.kind == ExprKind::Slice || e.kind == ExprKind::Concat || e.kind == ExprKind::RowDot ||
-           e.kind == ExprKind::ColDot || e.kind == ExprKind::Reduce || e.kind == ExprKind::Dot;
+           e.kind == ExprKind::ColDot || e.kind == ExprKind::Mma || e.kind == ExprKind::MmaNt || e.kind == ExprKind::Reduce ||
+           e.kind == ExprKind::Dot;
   for (const auto& o : e.operands)
     if (o && readsShifted(*o, slot, s)) return true;
   return false;

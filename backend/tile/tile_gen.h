@@ -160,6 +160,9 @@ class TileGen {
   // --- Coldot (coldot.cpp) --------------------------------------------------------------------
   TileRef coldot(const Expr& e);
 
+  // --- Mma and mma_nt (mma.cpp) ---------------------------------------------------------------
+  TileRef mma(const Expr& e);
+
   // --- The streamed matvec loop (matvec.cpp) --------------------------------------------------
   struct VectorSource {
     const Expr* tile = nullptr;  // a tile local (f32 in shared memory) ...

@@ -116,6 +116,7 @@ void TileGen::prepare(const Expr& e) {
     if (r.start) prepare(*r.start);
   if (e.shape.empty()) scalar(e);
   else if (e.kind == ExprKind::RowDot || e.kind == ExprKind::ColDot) tiles_[&e] = e.kind == ExprKind::RowDot ? rowdot(e) : coldot(e);
+  else if (e.kind == ExprKind::Mma || e.kind == ExprKind::MmaNt) tiles_[&e] = mma(e);
 }
 
 }  // namespace mk::backend::tile

@@ -20,6 +20,8 @@ enum class BuiltinRule {
   Dot,     // a[K] . x[K] -> f32
   RowDot,  // A[M, K] x[K] -> f32[M]
   ColDot,  // A[M, K]^T y[M] -> f32[K]
+  Mma,     // a[M, K] b[K, N] -> f32[M, N]
+  MmaNt,   // a[M, K] b[N, K]^T -> f32[M, N]
   Iota,
   Concat,
 };
@@ -188,6 +190,27 @@ Ty Checker::checkBuiltin(const CallExpr* call, Ctx& ctx) {
     }
     if (isDot) return Ty::scalar(DType::F32);
     return Ty::tile(DType::F32, {a.shape[rule == BuiltinRule::RowDot ? 0 : 1]});
+  }
+  if (rule == BuiltinRule::Mma || rule == BuiltinRule::MmaNt) {
+    if (!arity(2, "2 arguments") || !operand(0, "a 2-D float tile", twoD) || !operand(1, "a 2-D float tile", twoD))
+      return Ty::error();
+    const Ty& a = args[0];
+    const Ty& b = args[1];
+    if (a.dtype != b.dtype) {
+      diags_->emit(call->range, DTypeMismatch, name, tyStr(a), tyStr(b));
+      return Ty::error();
+    }
+    // mma: a[M, K] b[K, N]; mma_nt: a[M, K] b[N, K]. K is a's dim 1 and b's dim 0 or 1.
+    const bool nt = rule == BuiltinRule::MmaNt;
+    const auto& ka = a.shape[1];
+    const auto& kb = b.shape[nt ? 1 : 0];
+    if (ka.value != kb.value) {
+      auto d = diags_->emit(call->range, ContractedDims, name, tyStr(a), tyStr(b), ka.value.str(), kb.value.str());
+      d.note(ka.origin, ShapeFrom, shapeStr(a.shape));
+      d.note(kb.origin, ShapeFrom, shapeStr(b.shape));
+      return Ty::error();
+    }
+    return Ty::tile(DType::F32, {a.shape[0], b.shape[nt ? 0 : 1]});
   }
   if (rule == BuiltinRule::Iota) {
     if (!arity(1, "1 argument")) return Ty::error();

@@ -53,6 +53,7 @@ MK_DIAGNOSTIC(CastTarget, Error, "cannot cast to '{0}': expected a dtype (bf16, 
 MK_DIAGNOSTIC(CastNotValue, Error, "cannot cast {0}; cast values, e.g. `load t[...] as f32`", std::string);
 MK_DIAGNOSTIC(AssignMismatch, Error, "cannot assign {0} to '{1}' of type {2}", std::string, std::string, std::string);
 MK_DIAGNOSTIC(InitMismatch, Error, "'{0}' is declared {1} but initialised with {2}", std::string, std::string, std::string);
+MK_DIAGNOSTIC(ContractedDims, Error, "'{0}' of {1} and {2}: the contracted dimensions {3} and {4} differ", std::string, std::string, std::string, std::string, std::string);
 // ---- Layouts and storage -------------------------------------------------------------------------
 MK_DIAGNOSTIC(UnknownLayout, Error, "unknown layout '{0}'; expected row_major, col_major, tiled(rows, cols), interleave(rows), padded(pitch) or swizzle(bytes){1}", std::string, std::string);
 MK_DIAGNOSTIC(LayoutArity, Error, "layout '{0}' takes {1}, found {2}", std::string, std::string, unsigned);

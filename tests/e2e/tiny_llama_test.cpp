@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -148,6 +149,55 @@ TEST_CASE("tiny llama: interpreter matches the naive reference on random weights
                                                              << "/20 steps bit-identical, greedy checked on "
                                                              << greedyChecked << " steps");
   CHECK(greedyChecked >= 15);
+}
+
+// mma and mma_nt end to end: tests/codegen/mma.mk (h = x v over two weights, then y = bf16(h) w^T
+// with the activation h) compiled in-process and run on the interpreter, each product against a
+// float64 one of the same operands.
+TEST_CASE("mma: a weight and an activation through mma and mma_nt, against float64") {
+  const ir::Megakernel mk = buildKernel(kRoot + "/tests/codegen/mma.mk");
+  auto id = [&](const std::string& name) {
+    for (const auto& t : mk.graph.tensors)
+      if (t.name == name) return t.id;
+    FAIL("no tensor " << name);
+    return -1;
+  };
+  interp::Interpreter in(mk);
+  in.randomWeights(18);
+  in.step({0}, 1);
+  const std::vector<float> x = in.tensor(id("x")), v = in.tensor(id("v")), w = in.tensor(id("w"));
+  const std::vector<float> h = in.tensor(id("h.0")), y = in.outputs().at("y");
+  const int64_t T = 3, D = 40, E = 48, N = 24;
+  REQUIRE(x.size() == size_t(T * D));
+  REQUIRE(v.size() == size_t(D * E));
+  REQUIRE(w.size() == size_t(N * E));
+  REQUIRE(h.size() == size_t(T * E));
+  REQUIRE(y.size() == size_t(T * N));
+  // c[i, j] = sum_k a(i, k) b(k, j) in float64 against the kernel's f32, within K f32 roundings
+  // of the sum of the terms' magnitudes (docs/language.md's order: K sequential fmas).
+  auto check = [](const char* what, int64_t rows, int64_t cols, int64_t K, const std::vector<float>& got,
+                  const std::function<double(int64_t, int64_t, int64_t)>& term) {
+    int64_t bad = 0;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        double ref = 0, mag = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          ref += term(i, j, k);
+          mag += std::fabs(term(i, j, k));
+        }
+        if (std::fabs(double(got[size_t(i * cols + j)]) - ref) > double(K) * 0x1p-24 * mag) ++bad;
+      }
+    CAPTURE(what);
+    CHECK(bad == 0);
+  };
+  check("mma", T, E, D, h, [&](int64_t t, int64_t e, int64_t d) { return double(x[size_t(t * D + d)]) * double(v[size_t(d * E + e)]); });
+  check("mma_nt", T, N, E, y, [&](int64_t t, int64_t n, int64_t e) {
+    return double(interp::roundTo(DType::BF16, h[size_t(t * E + e)])) * double(w[size_t(n * E + e)]);
+  });
+  // Not a vacuous comparison: the random weights give products of size.
+  double norm = 0;
+  for (float f : y) norm += std::fabs(f);
+  CHECK(norm > 1.0);
 }
 
 TEST_CASE("tiny llama: 50 interleave seeds give bit-identical logits") {

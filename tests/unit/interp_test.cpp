@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -245,6 +246,68 @@ TEST_CASE("interp: expressions, reductions and dot products") {
   in.step({}, 0);
   CHECK(in.tensor(2) == std::vector<float>{6, 15, 5, 7, 9, 23, 9, 2.25f, 3, 1, 3, -3, -2, 1, 2, -2});
   CHECK(in.tensorInts(3) == std::vector<int32_t>{1, -3, -1, INT32_MIN});
+}
+
+TEST_CASE("interp: mma and mma_nt against a float64 reference, bf16 and f32 operands") {
+  // a: [M, K], b: [K, N], bt: [N, K] (b transposed), non-square; c = mma(a, b), d = mma_nt(a, bt).
+  const int64_t M = 3, K = 37, N = 5;
+  std::mt19937 rng(18);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (DType dt : {DType::BF16, DType::F32}) {
+    CAPTURE(dtypeName(dt));
+    std::vector<float> a(size_t(M * K)), b(size_t(K * N)), bt(size_t(N * K));
+    for (float& x : a) x = interp::roundTo(dt, u(rng));
+    for (float& x : b) x = interp::roundTo(dt, u(rng));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k) bt[size_t(n * K + k)] = b[size_t(k * N + n)];
+    Block body;
+    auto la = [&] { return load(0, dt, dim(constant(0), M), dim(constant(0), K)); };
+    body.push_back(store(3, ops(ExprKind::Mma, DType::F32, {M, N}, la(), load(1, dt, dim(constant(0), K), dim(constant(0), N))),
+                         dim(constant(0), M), dim(constant(0), N)));
+    body.push_back(store(4, ops(ExprKind::MmaNt, DType::F32, {M, N}, la(), load(2, dt, dim(constant(0), N), dim(constant(0), K))),
+                         dim(constant(0), M), dim(constant(0), N)));
+    Megakernel mk = single({tensor(0, "a", Tensor::Activation, dt, {M, K}), tensor(1, "b", Tensor::Activation, dt, {K, N}),
+                            tensor(2, "bt", Tensor::Activation, dt, {N, K}), tensor(3, "c", Tensor::Activation, DType::F32, {M, N}),
+                            tensor(4, "d", Tensor::Activation, DType::F32, {M, N})},
+                           {inParam("a", {M, K}, dt), inParam("b", {K, N}, dt), inParam("bt", {N, K}, dt), outParam("c", {M, N}),
+                            outParam("d", {M, N})},
+                           std::move(body));
+    interp::Interpreter in(mk);
+    in.setTensor(0, a);
+    in.setTensor(1, b);
+    in.setTensor(2, bt);
+    in.step({}, 0);
+    const std::vector<float> c = in.tensor(3), d = in.tensor(4);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double ref = 0, mag = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          ref += double(a[size_t(m * K + k)]) * double(b[size_t(k * N + n)]);
+          mag += std::fabs(double(a[size_t(m * K + k)]) * double(b[size_t(k * N + n)]));
+        }
+        // K sequential f32 fma roundings, each within 2^-24 of the partial sum's magnitude.
+        const double bound = double(K) * 0x1p-24 * mag;
+        CAPTURE(m);
+        CAPTURE(n);
+        CHECK(std::fabs(double(c[size_t(m * N + n)]) - ref) <= bound);
+        // The same products in the same order: bit-identical.
+        CHECK(c[size_t(m * N + n)] == d[size_t(m * N + n)]);
+      }
+  }
+  // The order is k increasing from 0.0f: 2^24 + 1 + 1 - 2^24 is 0 in f32 summed that way (each 1
+  // is lost to rounding), 2 (exact) summed k decreasing.
+  Block body;
+  body.push_back(store(2, ops(ExprKind::Mma, DType::F32, {1, 1}, load(0, DType::F32, dim(constant(0), 1), dim(constant(0), 4)),
+                              load(1, DType::F32, dim(constant(0), 4), dim(constant(0), 1))),
+                       dim(constant(0), 1), dim(constant(0), 1)));
+  Megakernel mk = single({tensor(0, "a", Tensor::Activation, DType::F32, {1, 4}), tensor(1, "b", Tensor::Activation, DType::F32, {4, 1}),
+                          tensor(2, "c", Tensor::Activation, DType::F32, {1, 1})},
+                         {inParam("a", {1, 4}), inParam("b", {4, 1}), outParam("c", {1, 1})}, std::move(body));
+  interp::Interpreter in(mk);
+  in.setTensor(0, {16777216.0f, 1.0f, 1.0f, -16777216.0f});
+  in.setTensor(1, {1, 1, 1, 1});
+  in.step({}, 0);
+  CHECK(in.tensor(2) == std::vector<float>{0.0f});
 }
 
 TEST_CASE("interp: regions are bounds-checked, declared accesses optionally enforced") {

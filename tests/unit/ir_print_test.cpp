@@ -318,6 +318,16 @@ TEST_CASE("printExpr: precedence, casts, reductions, selects") {
   CHECK(printExpr(f, *left) == "1 - 2 - 3");
 }
 
+TEST_CASE("printExpr: mma and mma_nt print as their builtin calls") {
+  TileFunc f;
+  f.params = {inParam("a", {4, 8}, DType::BF16), inParam("b", {8, 2}, DType::BF16), inParam("w", {2, 8}, DType::BF16)};
+  auto a = [] { return load(0, DType::BF16, dim(constant(0), 4), dim(constant(0), 8)); };
+  auto nn = ops(ExprKind::Mma, DType::F32, {4, 2}, a(), load(1, DType::BF16, dim(constant(0), 8), dim(constant(0), 2)));
+  CHECK(printExpr(f, *nn) == "mma(load a[0 : +4, 0 : +8], load b[0 : +8, 0 : +2])");
+  auto nt = ops(ExprKind::MmaNt, DType::F32, {4, 2}, a(), load(2, DType::BF16, dim(constant(0), 2), dim(constant(0), 8)));
+  CHECK(printExpr(f, *nt) == "mma_nt(load a[0 : +4, 0 : +8], load w[0 : +2, 0 : +8])");
+}
+
 TEST_CASE("printTasks: one line per task with named regions") {
   CHECK(printTasks(tinyKernel()) == R"(// 4 tasks
 task 0 matvec#0[0] reads w[0..4, 0..4], x[0..4] writes y[0..4] bytes 56 flops 32

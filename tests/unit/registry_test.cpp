@@ -10,6 +10,7 @@
 
 #include "abi/json.h"
 #include "ir/builtins.h"
+#include "ir/target.h"
 #include "lsp/language.h"
 #include "support/diagnostics.h"
 
@@ -121,4 +122,31 @@ TEST_CASE("the editors' syntax files name every builtin and nothing else") {
     CHECK(patterns == 1);
     checkSameBuiltins(file, named);
   }
+}
+
+// The matrix-instruction granularity of each architecture (ArchDesc::mma), and why a tile
+// product does not fit it.
+TEST_CASE("every architecture has a matrix-instruction shape, and mmaMisfit says what does not divide") {
+  for (const mk::ir::ArchDesc& a : mk::ir::archs()) {
+    CAPTURE(a.name);
+    CHECK(a.mma.m > 0);
+    CHECK(a.mma.n > 0);
+    CHECK(a.mma.k > 0);
+  }
+  const mk::ir::ArchDesc* sm80 = mk::ir::findArch("sm_80");
+  const mk::ir::ArchDesc* sm90a = mk::ir::findArch("sm_90a");
+  const mk::ir::ArchDesc* gfx942 = mk::ir::findArch("gfx942");
+  const mk::ir::ArchDesc* gfx90a = mk::ir::findArch("gfx90a");
+  REQUIRE(sm80);
+  REQUIRE(sm90a);
+  REQUIRE(gfx942);
+  REQUIRE(gfx90a);
+  // mma.sync m16n8k16: N a multiple of 8 fits NVPTX but not MFMA's 16.
+  CHECK(!mk::ir::mmaMisfit(*sm80, 16, 8, 16));
+  CHECK(!mk::ir::mmaMisfit(*sm90a, 64, 24, 2048));
+  CHECK(!mk::ir::mmaMisfit(*gfx942, 32, 64, 64));
+  CHECK(mk::ir::mmaMisfit(*gfx90a, 16, 8, 16) == "N = 8 is not a multiple of 16 (gfx90a's MFMA 16x16x16)");
+  CHECK(mk::ir::mmaMisfit(*sm80, 3, 8, 40) ==
+        "M = 3 is not a multiple of 16, K = 40 is not a multiple of 16 (sm_80's mma.sync m16n8k16)");
+  CHECK(mk::ir::mmaMisfit(*sm90a, 0, 8, 16) == "M = 0 is not a multiple of 16 (sm_90a's mma.sync m16n8k16)");
 }
