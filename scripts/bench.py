@@ -532,6 +532,7 @@ def torch_at(args, tm, c, torch, compile_ok, first_compile, rec):
                     torch.cuda.synchronize()
                     compile_s = time.time() - t0
                     vs = rel_l2(out0, ref)
+                    COMPILED["any"] = True
                     base = dict(compile_s=round(compile_s, 1), vs_eager_rel_l2=vs, sdpa_enable_gqa=tm.sdpa_gqa)
                     del out0
                     try:
@@ -792,7 +793,7 @@ def prefill_table(doc):
         st = r["mkdsl_step_us_median"]
         rows.append(f"| {r['model']} | {r['prefill_tokens']} | {ms(r, 'mkdsl_ttft_us')} | "
                     f"{'n/a' if st is None else format(st, '.1f')} | {ms(r, 'torch_compile_prefill_us')} | "
-                    f"{ms(r, 'torch_eager_prefill_us')} | {'n/a' if sp is None else format(sp, '.3f')} | {r['runs']} | "
+                    f"{ms(r, 'torch_eager_prefill_us')} | {'n/a' if sp is None else format(sp, '.3g')} | {r['runs']} | "
                     f"{r['torch_compile_prefill_valid']}, {r['torch_eager_prefill_valid']} | {r['parity_ok']} |")
     return "\n".join(rows)
 
