@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Decode step-time benchmark of mkdsl megakernels against PyTorch (issue 6), on one GPU.
+"""Decode step-time (issue 6) and time-to-first-token (issue 18) benchmark of mkdsl megakernels
+against PyTorch, on one GPU.
 
 Runs on the GPU machine (torch, transformers, safetensors, numpy; no network). One model:
 
@@ -16,6 +17,12 @@ one; both may be given, the shorthand's model first):
 
 --parity-json and --model-dir take NAME=PATH (repeatable); a bare PATH is allowed with one model
 only. A context larger than a model's max_seq is skipped for that model (recorded, not an error).
+Prefill rows (stage 6) for --prefill-tokens (default 128 512 2048; --skip-prefill: none); --skip-decode
+leaves out stages 4 and 5b (the decode rows) and keeps the rest, e.g. a short prefill-only call:
+
+    python3 scripts/bench.py --mkrt build-gpu/mkrt-run --out DIR \
+        --model llama-3.2-1b build-gpu/llama1b.meta.json build-gpu/llama1b.ptx \
+        --skip-decode --prefill-tokens 128 512 --prefill-runs 3
 
 In one process, in this order (the JSON is rewritten after every stage, so a run cut short by its
 time limit still leaves what it measured):
@@ -68,19 +75,46 @@ before the next one starts):
         p99. The graphs' token/position inputs are refreshed with .copy_() before the replays. A
         failure (or a compile skipped for lack of time, --deadline-s/--compile-budget-s) is
         recorded and the run goes on.
+  6. Prefill rows, per prompt length P of --prefill-tokens (skipped, with the reason recorded, where
+     P + 1 > max_seq): P random ids (seed --seed + 500 + P), the same for every side.
+     - mkdsl: `mkrt-run --weights DIR --tokens <P ids> --max-new 1`, its stderr line "time to first
+       token: X ms (the P prompt steps, host wall clock)" (`mkdsl_ttft_us`). mkdsl has no prefill
+       kernel yet (issue 18 builds it): the prompt runs one decode step a token, so this is the
+       P steps' host wall clock, the honest current figure. Also recorded: the median per-step GPU
+       time of those steps (`mkdsl_step_us_median`, informational).
+     - torch.compile + CUDA graph: torch_llama's `prefill` (one forward over the P tokens at
+       positions 0 .. P-1; SDPA with is_causal over the prompt's own k/v; the static cache of
+       round_up(P + 1, 16) positions written as it goes; the LM head on the last position only),
+       torch.compile(mode="max-autotune-no-cudagraphs", fullgraph=True, dynamic=False) as the decode
+       baseline, captured in a CUDA graph; CUDA events around each replay
+       (`torch_compile_prefill_us`; the host wall clock to its end, `..._wall_us`, informational).
+     - eager: the same forward without compile or graph, CUDA events around each call
+       (`torch_eager_prefill_us`).
+     Check: each torch side's last-position logits (compiled: both its first call and the graph's
+     replay) against transformers LlamaForCausalLM's (bf16, eager attention, one full-sequence
+     forward over the same tokens, the same folder; computed in the transformers-reference stage),
+     rel L2 <= --baseline-gate; a side outside it is marked invalid (`torch_*_prefill_valid` false,
+     exit status 1) but still timed. Method: --prefill-warmup (3) untimed torch launches per side,
+     then --prefill-runs (>= 3) rounds of mkdsl, torch.compile, eager, interleaved; median, min and
+     max of each; speed-up = torch.compile median / mkdsl median. The compile obeys --deadline-s /
+     --compile-budget-s (the process's first compile the whole budget, later ones a third) and
+     retries once with the kv heads repeated, as in 5b.
 
 Step bytes (the floor's numerator): every weight tensor of the metadata counted fully, except the
 embedding table (one row), plus the KV cache read at context c: 2 * layers * kv_heads * head_dim * c
 * 2 bytes. pct_of_copy_bw = step_bytes / mkdsl time / copy bandwidth; speedup_vs_torch_compile =
 torch_compile_us / mkdsl_us (> 1: mkdsl is faster).
 
-Writes OUT/bench.json (one object per (model, context) under "results", per-model details under
-"models", plus the GPU, driver, clocks, versions and the exact command) and OUT/bench.md (the
-table), and prints the table, one line `bench MODEL: ...` per model and, last, one line `BENCH ...`.
-Exit status 0 when every model's parity and baseline check passed and every (model, context) has
-the mkdsl, torch eager and torch.compile numbers; 1 when a parity or a baseline check failed (the
-timings are still reported, marked); 2 when something could not run (a benchmark without its
-comparison is not a result).
+Writes OUT/bench.json (one object per (model, context) under "results", one per (model, P) under
+"prefill" -- model, prefill_tokens, mkdsl_ttft_us (median) with _min/_max, torch_compile_prefill_us
+and torch_eager_prefill_us likewise, runs, speedup_vs_torch_compile, torch_*_prefill_valid,
+parity_ok (the model's parity, as the decode rows), note -- the skipped lengths under
+"prefill_skipped", per-model details under "models", plus the GPU, driver, clocks, versions and the
+exact command) and OUT/bench.md (the tables), and prints them, one line `bench MODEL: ...` per model
+and, last, one line `BENCH ...`. Exit status 0 when every model's parity and baseline check passed
+and every (model, context) and (model, P) has the mkdsl, torch eager and torch.compile numbers; 1
+when a parity, a baseline or a prefill check failed (the timings are still reported, marked); 2
+when something could not run (a benchmark without its comparison is not a result).
 """
 import argparse
 import datetime
@@ -88,6 +122,7 @@ import gc
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import subprocess
@@ -325,10 +360,12 @@ def mkdsl_at(args, spec, wdir, c):
 # ----------------------------------------------------------------------------------------------
 # PyTorch: the baseline (scripts/torch_llama.py) and its check against transformers
 
-def hf_reference(args, spec, wdir, torch, tl, rope_len):
+def hf_reference(args, spec, wdir, torch, tl, rope_len, prefill=None):
     """transformers' bf16 logits for the check tokens (one full-sequence forward, no cache) and its
     RoPE (inv_freq, and cos/sin at positions 0 .. rope_len - 1) against torch_llama's. The
-    transformers model is freed before torch_llama loads."""
+    transformers model is freed before torch_llama loads. prefill: {P: {"tokens": [...]}}; each
+    gets "logits", the last position's float32 logits of one full-sequence forward over its tokens
+    (the reference of the prefill rows), and "seconds"."""
     cv = spec.meta["config_values"]
     gen = torch.Generator().manual_seed(args.seed + 3)
     tokens = torch.randint(0, int(cv["vocab"]), (args.check_steps,), generator=gen).tolist()
@@ -341,6 +378,12 @@ def hf_reference(args, spec, wdir, torch, tl, rope_len):
         with torch.no_grad():
             ids = torch.tensor([tokens], dtype=torch.long, device=DEV)
             logits = m(input_ids=ids, use_cache=False).logits[0].float().cpu().numpy()
+            for P, pr in (prefill or {}).items():
+                t0 = time.time()
+                pids = torch.tensor([pr["tokens"]], dtype=torch.long, device=DEV)
+                pr["logits"] = m(input_ids=pids, use_cache=False).logits[0, -1].float().cpu().numpy()
+                pr["seconds"] = round(time.time() - t0, 2)
+                del pids
             rot = m.model.rotary_emb
             hf_inv = rot.inv_freq.detach().double().cpu()
             our_inv = tl.rope_inv_freq(cv)
@@ -489,6 +532,7 @@ def torch_at(args, tm, c, torch, compile_ok, first_compile, rec):
                     torch.cuda.synchronize()
                     compile_s = time.time() - t0
                     vs = rel_l2(out0, ref)
+                    COMPILED["any"] = True
                     base = dict(compile_s=round(compile_s, 1), vs_eager_rel_l2=vs, sdpa_enable_gqa=tm.sdpa_gqa)
                     del out0
                     try:
@@ -530,6 +574,194 @@ def torch_at(args, tm, c, torch, compile_ok, first_compile, rec):
 
 
 # ----------------------------------------------------------------------------------------------
+# Prefill rows: time to first token, interleaved (mkdsl, torch.compile, eager, mkdsl, ...)
+
+# Whether a torch.compile has run in this process (the first one pays inductor's start-up: the
+# deadline check asks the whole --compile-budget-s for it, a third for later ones).
+COMPILED = {"any": False}
+
+PREFILL_NOTE = ("mkdsl has no prefill kernel yet (issue 18): mkrt-run runs the P prompt tokens one decode step "
+                "each, and its 'time to first token' is the host wall clock over those P steps (one mkrt-run "
+                "process per run, weights loaded before the clock starts). torch: scripts/torch_llama.py's "
+                "prefill, one forward over the P tokens at positions 0..P-1 (causal SDPA over the prompt, the "
+                "static cache written as it goes, the LM head on the last position only); CUDA events around "
+                "one CUDA-graph replay (compile) or one call (eager) per run.")
+
+
+def prefill_tokens(args, spec, P):
+    """The P random prompt ids of a prefill row: the same for mkdsl, torch_llama and transformers."""
+    rng = np.random.default_rng(args.seed + 500 + P)
+    return rng.integers(0, int(spec.meta["config_values"]["vocab"]), P).tolist()
+
+
+def mkdsl_ttft(args, spec, wdir, tokens, run):
+    """One `mkrt-run --tokens <P ids> --max-new 1`: its 'time to first token' line (stderr)."""
+    P = len(tokens)
+    logfile = os.path.join(args.out, f"mkrt_prefill_{spec.name}_p{P}_r{run}.log")
+    info, _ = gp.run_mkrt(mkrt_args(args, spec), wdir, tokens, 1, None, logfile, meta=spec.meta_path)
+    info.pop("command", None)  # 2048 ids: the log file has it
+    try:
+        text = open(logfile).read()
+    except OSError:
+        text = ""
+    m = re.search(r"time to first token: ([0-9.]+) ms \(the (\d+) prompt steps", text)
+    if m:
+        info.update(ttft_us=float(m.group(1)) * 1e3, ttft_prompt_steps=int(m.group(2)))
+    return info
+
+
+def time_once(fn, torch):
+    """One launch of fn: CUDA events around it (us) and the host wall clock to its end (wall_us)."""
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    s.record()
+    fn()
+    e.record()
+    torch.cuda.synchronize()
+    wall = time.perf_counter() - t0
+    return dict(us=s.elapsed_time(e) * 1e3, wall_us=wall * 1e6)
+
+
+def spread(v):
+    v = [x for x in v if x is not None]
+    if not v:
+        return dict(n=0, median=None, min=None, max=None)
+    return dict(n=len(v), median=float(np.median(v)), min=float(min(v)), max=float(max(v)))
+
+
+def prefill_at(args, spec, wdir, tm, P, ref, torch, compile_ok, rec):
+    """A prefill row of P prompt tokens; fills rec. ref: transformers' last-position logits (numpy)
+    for the same tokens, or None when its stage failed (the torch sides are then unchecked: invalid)."""
+    gate = args.baseline_gate
+    tokens = prefill_tokens(args, spec, P)
+    max_len = round_up(P + 1, 16)
+    tm.setup_cache(max_len)
+    ids = torch.tensor([tokens], dtype=torch.long, device=DEV)
+    rec.update(tokens=P, token_seed=args.seed + 500 + P, cache_len=max_len, runs_requested=args.prefill_runs,
+               warmup=args.prefill_warmup, gate=gate, reference="transformers LlamaForCausalLM bf16, eager "
+               "attention, one full-sequence forward without cache over the same tokens: its last position",
+               order="interleaved: mkdsl, torch.compile+graph, eager; repeated", note=PREFILL_NOTE)
+    sides = {}
+    prev_gqa = tm.gqa
+
+    def vs_ref(out):
+        return None if ref is None else rel_l2(out[0].float().cpu(), torch.from_numpy(ref))
+    try:
+        with torch.no_grad():
+            # Eager: checked, then warmed up. Should SDPA refuse enable_gqa for the causal shapes,
+            # the row runs with the kv heads repeated (recorded).
+            def eager_first():
+                out = tm.prefill(ids)
+                torch.cuda.synchronize()
+                return out
+            try:
+                try:
+                    out = eager_first()
+                except Exception as e:  # noqa: BLE001
+                    if not tm.sdpa_gqa:
+                        raise
+                    rec["eager_gqa_retry_after"] = f"{type(e).__name__}: {e}"
+                    tm.set_gqa("repeat")
+                    out = eager_first()
+                vs = vs_ref(out)
+                eager_ref = out.clone()
+                del out
+                for _ in range(args.prefill_warmup):
+                    tm.prefill(ids)
+                rec["eager"] = dict(sdpa_enable_gqa=tm.sdpa_gqa, vs_transformers_rel_l2=vs,
+                                    matches_transformers=bool(vs is not None and vs <= gate), times=[])
+                sides["eager"] = lambda: tm.prefill(ids)
+            except Exception as e:  # noqa: BLE001
+                rec["eager"] = err_rec(e)
+                eager_ref = None
+
+            left = args.deadline_s - elapsed()
+            need = args.compile_budget_s / 3 if COMPILED["any"] else args.compile_budget_s
+            if not compile_ok:
+                rec["compile"] = dict(error="skipped: --no-compile")
+            elif left < need:
+                rec["compile"] = dict(error=f"skipped: {left:.0f} s of the {args.deadline_s} s deadline left, "
+                                            f"a compile needs about {need:.0f} s")
+            else:
+                def compile_and_capture():
+                    t0 = time.time()
+                    try:
+                        cfn = torch.compile(tm.prefill, mode="max-autotune-no-cudagraphs", fullgraph=True,
+                                            dynamic=False)
+                        c_ids = ids.clone()
+                        out0 = cfn(c_ids)
+                        torch.cuda.synchronize()
+                        base = dict(compile_s=round(time.time() - t0, 1), sdpa_enable_gqa=tm.sdpa_gqa,
+                                    compiled_vs_transformers_rel_l2=vs_ref(out0))
+                        del out0
+                        gr, g_out = capture(torch, cfn, (c_ids,))
+                        c_ids.copy_(ids)
+                        gr.replay()
+                        torch.cuda.synchronize()
+                        gvs = vs_ref(g_out)
+                        base.update(graph=True, vs_transformers_rel_l2=gvs,
+                                    vs_eager_rel_l2=None if eager_ref is None else rel_l2(g_out, eager_ref),
+                                    matches_transformers=bool(gvs is not None and gvs <= gate
+                                                              and base["compiled_vs_transformers_rel_l2"] <= gate))
+                        COMPILED["any"] = True
+                        return base, (gr, g_out)  # the output kept with its graph while it replays
+                    except Exception as e:  # noqa: BLE001
+                        return dict(seconds=round(time.time() - t0, 1), sdpa_enable_gqa=tm.sdpa_gqa,
+                                    **err_rec(e, 3000)), None
+
+                res, gr = compile_and_capture()
+                if gr is None and tm.sdpa_gqa and args.deadline_s - elapsed() >= need / 3:
+                    # One retry with the kv heads repeated (as the decode rows do); the graph keeps
+                    # what it captured, so the setting is restored for the eager side at once.
+                    first = res
+                    tm.set_gqa("repeat")
+                    try:
+                        dynamo_reset(torch)
+                        res, gr = compile_and_capture()
+                        res["retried_after"] = {k: v for k, v in first.items() if k != "traceback"}
+                    finally:
+                        tm.set_gqa(prev_gqa if "eager_gqa_retry_after" not in rec else "repeat")
+                rec["compile"] = res
+                if gr is not None:
+                    for _ in range(args.prefill_warmup):
+                        gr[0].replay()
+                    torch.cuda.synchronize()
+                    res["times"] = []
+                    sides["compile"] = gr[0].replay
+
+            rec["mkdsl"] = dict(runs=[])
+            for r in range(args.prefill_runs):
+                if r > 0 and args.deadline_s - elapsed() < 15:
+                    rec["runs_cut"] = f"stopped after {r} runs: the deadline"
+                    break
+                rec["mkdsl"]["runs"].append(mkdsl_ttft(args, spec, wdir, tokens, r))
+                for name in ("compile", "eager"):
+                    if name in sides:
+                        try:
+                            rec[name]["times"].append(time_once(sides[name], torch))
+                        except Exception as e:  # noqa: BLE001
+                            rec[name].update(err_rec(e))
+                            del sides[name]
+            for name in ("compile", "eager"):
+                t = rec.get(name, {}).get("times")
+                if t:
+                    rec[name]["us"] = spread([x["us"] for x in t])
+                    rec[name]["wall_us"] = spread([x["wall_us"] for x in t])
+            runs = rec["mkdsl"]["runs"]
+            rec["mkdsl"]["ttft_us"] = spread([x.get("ttft_us") for x in runs])
+            rec["mkdsl"]["step_median_us"] = spread([x["step_ms"]["median"] * 1e3 for x in runs if "step_ms" in x])
+            rec["mkdsl"]["exit_status"] = [x["exit_status"] for x in runs]
+            rec["runs"] = len(runs)
+    finally:
+        if tm.gqa != prev_gqa:
+            tm.set_gqa(prev_gqa)
+        sides.clear()
+        dynamo_reset(torch)  # drop the compiled prefill (its graph and this P's shapes)
+        free_gpu(torch)
+
+
+# ----------------------------------------------------------------------------------------------
 
 def table(doc):
     rows = ["| model | context | step bytes | floor µs (copy bw) | mkdsl µs (p99) | % of copy bw | "
@@ -544,6 +776,66 @@ def table(doc):
                     f"{f(r['torch_compile_us'])} | {f(r['torch_eager_us'])} | {f(r.get('torch_eager_graph_us'))} | "
                     f"{f(r['speedup_vs_torch_compile'], '.3f')} | {r['torch_valid']} |")
     return "\n".join(rows)
+
+
+def prefill_table(doc):
+    rows = ["| model | prompt tokens | mkdsl TTFT ms median (min-max) | mkdsl step µs (median) | "
+            "torch.compile+graph ms median (min-max) | torch eager ms median (min-max) | speed-up vs compile | "
+            "runs | torch valid (compile, eager) | parity |", "|---|---|---|---|---|---|---|---|---|---|"]
+
+    def ms(r, key):
+        m = r.get(key)
+        if m is None:
+            return "n/a"
+        return f"{m / 1e3:.3f} ({r[key + '_min'] / 1e3:.3f}-{r[key + '_max'] / 1e3:.3f})"
+    for r in doc["prefill"]:
+        sp = r["speedup_vs_torch_compile"]
+        st = r["mkdsl_step_us_median"]
+        rows.append(f"| {r['model']} | {r['prefill_tokens']} | {ms(r, 'mkdsl_ttft_us')} | "
+                    f"{'n/a' if st is None else format(st, '.1f')} | {ms(r, 'torch_compile_prefill_us')} | "
+                    f"{ms(r, 'torch_eager_prefill_us')} | {'n/a' if sp is None else format(sp, '.3g')} | {r['runs']} | "
+                    f"{r['torch_compile_prefill_valid']}, {r['torch_eager_prefill_valid']} | {r['parity_ok']} |")
+    return "\n".join(rows)
+
+
+def prefill_rows(doc):
+    rows, skipped = [], []
+    for name, md in doc["models"].items():
+        for sk in md.get("prefill_skipped", []):
+            skipped.append(dict(model=name, **sk))
+        for P in md.get("prefill_lengths", []):
+            rec = md.get("prefill", {}).get(str(P))
+            if rec is None:
+                continue
+            mk = rec.get("mkdsl", {})
+            t = mk.get("ttft_us", {})
+            comp, eag = rec.get("compile", {}), rec.get("eager", {})
+            c, e = comp.get("us", {}), eag.get("us", {})
+            r = dict(model=name, prefill_tokens=P,
+                     mkdsl_ttft_us=t.get("median"), mkdsl_ttft_us_min=t.get("min"), mkdsl_ttft_us_max=t.get("max"),
+                     mkdsl_step_us_median=mk.get("step_median_us", {}).get("median"),
+                     torch_compile_prefill_us=c.get("median"), torch_compile_prefill_us_min=c.get("min"),
+                     torch_compile_prefill_us_max=c.get("max"),
+                     torch_compile_prefill_wall_us=comp.get("wall_us", {}).get("median"),
+                     torch_compile_prefill_error=comp.get("error"),
+                     torch_compile_prefill_vs_transformers_rel_l2=comp.get("vs_transformers_rel_l2"),
+                     torch_compile_prefill_valid=comp.get("matches_transformers") is True,
+                     torch_eager_prefill_us=e.get("median"), torch_eager_prefill_us_min=e.get("min"),
+                     torch_eager_prefill_us_max=e.get("max"),
+                     torch_eager_prefill_wall_us=eag.get("wall_us", {}).get("median"),
+                     torch_eager_prefill_error=eag.get("error"),
+                     torch_eager_prefill_vs_transformers_rel_l2=eag.get("vs_transformers_rel_l2"),
+                     torch_eager_prefill_valid=eag.get("matches_transformers") is True,
+                     runs=rec.get("runs"),
+                     runs_per_side=dict(mkdsl=t.get("n"), torch_compile=c.get("n"), torch_eager=e.get("n")),
+                     speedup_vs_torch_compile=(c["median"] / t["median"]) if (t.get("median") and c.get("median")) else None,
+                     speedup_vs_torch_eager=(e["median"] / t["median"]) if (t.get("median") and e.get("median")) else None,
+                     parity_ok=md.get("parity", {}).get("passed"),
+                     torch_baseline_ok=md.get("torch_baseline_check", {}).get("passed"),
+                     note=PREFILL_NOTE, gpu=doc["gpu"], driver=doc["driver"], clocks=doc["clocks_before"],
+                     command=doc["command"])
+            rows.append(r)
+    return rows, skipped
 
 
 def finish(args, doc):
@@ -581,6 +873,7 @@ def finish(args, doc):
                      gpu=doc["gpu"], driver=doc["driver"], clocks=doc["clocks_before"], command=doc["command"])
             results.append(r)
     doc["results"] = results
+    doc["prefill"], doc["prefill_skipped"] = prefill_rows(doc)
     out = {k: v for k, v in doc.items() if not k.startswith("_")}
     out["models"] = {n: {k: v for k, v in md.items() if not k.startswith("_")} for n, md in doc["models"].items()}
     out["elapsed_s"] = round(elapsed(), 1)
@@ -592,6 +885,7 @@ def finish(args, doc):
                 f"- copy bandwidth: {copy and round(copy, 3)} TB/s (read+written); torch.sum read stream: "
                 f"{doc.get('bandwidth', {}).get('read_sum', {}).get('tbps') and round(doc['bandwidth']['read_sum']['tbps'], 3)} TB/s",
                 f"- versions: {doc.get('versions')}",
+                *([f"- decode rows: skipped ({doc['decode_skipped']})"] if doc.get("decode_skipped") else []),
                 "- PyTorch baseline: scripts/torch_llama.py (plain PyTorch, fused q/k/v and gate/up, static KV "
                 "cache, SDPA), eager / eager in a CUDA graph / torch.compile(max-autotune-no-cudagraphs) in a "
                 "CUDA graph; its cache's first c positions random (timing only)"]
@@ -604,7 +898,18 @@ def finish(args, doc):
                         f"{lg.get('steps')} steps, gate {lg.get('gate')}; argmax equal {lg.get('argmax_equal')}; "
                         f"RoPE ok {b.get('rope', {}).get('ok')})"
                         + (f"; contexts skipped: {md['contexts_skipped']}" if md.get("contexts_skipped") else ""))
-    md_lines += ["", table(doc), ""]
+    md_lines += ["", table(doc), ""] if not doc.get("decode_skipped") else [""]
+    if doc.get("prefill_tokens"):
+        md_lines += ["## Prefill: time to first token", "",
+                     f"Prompt lengths {doc['prefill_tokens']}; each side run {args.prefill_runs} times, interleaved "
+                     "(mkdsl, torch.compile+graph, eager, mkdsl, ...); median (min-max); speed-up = torch.compile "
+                     "median / mkdsl median (> 1: mkdsl is faster). torch valid: the prefill's last-position logits "
+                     f"against transformers bf16 within rel L2 {args.baseline_gate}.", "",
+                     "Note: " + PREFILL_NOTE, ""]
+        if doc["prefill_skipped"]:
+            md_lines += ["Skipped: " + "; ".join(f"{s['model']} P={s['prefill_tokens']}: {s['reason']}"
+                                                 for s in doc["prefill_skipped"]), ""]
+        md_lines += [prefill_table(doc), ""]
     with open(os.path.join(args.out, "bench.md"), "w") as f:
         f.write("\n".join(md_lines))
     return md_lines
@@ -683,9 +988,29 @@ def main():
     ap.add_argument("--max-shard-size", default="1GB")
     ap.add_argument("--work", default=os.environ.get("TMPDIR", "/tmp") + "/mkdsl-bench")
     ap.add_argument("--mkrt-timeout", type=int, default=120)
+    ap.add_argument("--prefill-tokens", type=int, nargs="*", default=[128, 512, 2048], metavar="P",
+                    help="prompt lengths of the prefill rows (time to first token) for every model; one with "
+                         "P + 1 > max_seq is skipped for that model (recorded); none given: no prefill rows")
+    ap.add_argument("--prefill-runs", type=int, default=3,
+                    help="runs of each side per prefill row, interleaved (mkdsl, compile, eager, mkdsl, ...)")
+    ap.add_argument("--prefill-warmup", type=int, default=3,
+                    help="untimed torch launches/replays per side before a prefill row's runs")
+    ap.add_argument("--skip-prefill", action="store_true", help="no prefill rows (as --prefill-tokens with none)")
+    ap.add_argument("--skip-decode", action="store_true",
+                    help="no decode rows (--contexts ignored): parity, the torch baseline check and the prefill "
+                         "rows only")
     args = ap.parse_args()
     if args.replays < 300:
         ap.error("--replays must be at least 300")
+    if args.prefill_runs < 3:
+        ap.error("--prefill-runs must be at least 3")
+    if args.skip_prefill:
+        args.prefill_tokens = []
+    if any(P < 1 for P in args.prefill_tokens):
+        ap.error("--prefill-tokens: lengths must be positive")
+    if args.skip_decode and not args.prefill_tokens:
+        ap.error("--skip-decode without prefill rows measures nothing")
+    contexts = [] if args.skip_decode else args.contexts
     specs = model_specs(args, ap)
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.work, exist_ok=True)
@@ -702,14 +1027,24 @@ def main():
                versions=dict(python=platform.python_version(), torch=torch.__version__,
                              transformers=transformers.__version__, safetensors=safetensors.__version__,
                              numpy=np.__version__),
-               contexts=args.contexts, baseline="scripts/torch_llama.py", models={}, timings_s={}, errors=[])
+               contexts=contexts, baseline="scripts/torch_llama.py", models={}, timings_s={}, errors=[])
+    if args.skip_decode:
+        doc["decode_skipped"] = "--skip-decode"
+    if args.prefill_tokens:
+        doc["prefill_tokens"] = args.prefill_tokens
+        doc["prefill_runs"] = args.prefill_runs
     for s in specs:
         max_seq = int(s.meta["config_values"]["max_seq"])
         doc["models"][s.name] = dict(
             _meta=s.meta, meta=s.meta_path, ptx=s.ptx, mk_config=s.meta.get("config"), grid=s.meta.get("grid"),
             block=s.meta.get("block"), config_values=s.meta.get("config_values"),
-            contexts=[c for c in args.contexts if c <= max_seq],
-            contexts_skipped=[c for c in args.contexts if c > max_seq], mkdsl={}, torch={})
+            contexts=[c for c in contexts if c <= max_seq],
+            contexts_skipped=[c for c in contexts if c > max_seq], mkdsl={}, torch={})
+        if args.prefill_tokens:
+            doc["models"][s.name].update(
+                prefill_lengths=[P for P in args.prefill_tokens if P + 1 <= max_seq],
+                prefill_skipped=[dict(prefill_tokens=P, reason=f"P + 1 = {P + 1} exceeds max_seq {max_seq}")
+                                 for P in args.prefill_tokens if P + 1 > max_seq], prefill={})
 
     def stage(name, fn):
         t0 = time.time()
@@ -739,30 +1074,49 @@ def main():
     bases = {n: m.get("torch_baseline_check", {}).get("passed") for n, m in doc["models"].items()}
     invalid_compile = [f"{r['model']} c={r['context']}" for r in doc["results"]
                        if r["torch_compile_us"] is not None and r["torch_compile_matches_eager"] is not True]
-    nums_ok = bool(doc["results"]) and all(
+    invalid_prefill = [f"{r['model']} P={r['prefill_tokens']}" for r in doc["prefill"]
+                       if not (r["torch_compile_prefill_valid"] and r["torch_eager_prefill_valid"])]
+    nums_ok = bool(doc["results"] or doc["prefill"]) and all(
         r["mkdsl_us"] is not None and r["torch_compile_us"] is not None and r["torch_eager_us"] is not None
-        for r in doc["results"])
-    if any(p is not True for p in pars.values()) or any(b is not True for b in bases.values()) or invalid_compile:
+        for r in doc["results"]) and all(
+        r["mkdsl_ttft_us"] is not None and r["torch_compile_prefill_us"] is not None
+        and r["torch_eager_prefill_us"] is not None for r in doc["prefill"])
+    if not args.skip_decode and not doc["results"]:
+        nums_ok = False
+    if args.prefill_tokens and len(doc["prefill"]) < sum(len(m.get("prefill_lengths", [])) for m in doc["models"].values()):
+        nums_ok = False
+    if (any(p is not True for p in pars.values()) or any(b is not True for b in bases.values()) or invalid_compile
+            or invalid_prefill):
         rc = 1
     if not nums_ok:
         rc = 2 if rc == 0 else rc
 
     def r0(x, n=0):
         return None if x is None else round(x, n) if n else round(x)
+
+    def ms_(us):
+        return None if us is None else us / 1e3
     for n, m in doc["models"].items():
         parts = [f"c={r['context']}: mkdsl {r0(r['mkdsl_us'])} µs ({r0(r['pct_of_copy_bw'], 1)}% of copy bw), "
                  f"torch.compile {r0(r['torch_compile_us'])} µs, eager {r0(r['torch_eager_us'])} µs, "
                  f"eager+graph {r0(r['torch_eager_graph_us'])} µs"
                  for r in doc["results"] if r["model"] == n]
+        parts += [f"prefill P={r['prefill_tokens']}: mkdsl TTFT {r0(ms_(r['mkdsl_ttft_us']), 3)} ms, torch.compile "
+                  f"{r0(ms_(r['torch_compile_prefill_us']), 3)} ms, eager {r0(ms_(r['torch_eager_prefill_us']), 3)} ms"
+                  for r in doc["prefill"] if r["model"] == n]
         lg = m.get("torch_baseline_check", {}).get("logits", {})
         log(f"bench {n}: parity {pars[n]}; torch baseline {bases[n]} (worst rel L2 "
             f"{lg.get('worst_rel_l2') and round(lg['worst_rel_l2'], 4)}); " + "; ".join(parts))
     copy = doc.get("bandwidth", {}).get("copy", {}).get("tbps")
     parts = [f"{r['model']} c={r['context']}: mkdsl {r0(r['mkdsl_us'])} µs, compile {r0(r['torch_compile_us'])} µs, "
              f"eager {r0(r['torch_eager_us'])} µs" for r in doc["results"]]
+    parts += [f"{r['model']} prefill P={r['prefill_tokens']}: mkdsl {r0(ms_(r['mkdsl_ttft_us']), 3)} ms, compile "
+              f"{r0(ms_(r['torch_compile_prefill_us']), 3)} ms, eager {r0(ms_(r['torch_eager_prefill_us']), 3)} ms"
+              for r in doc["prefill"]]
     log(f"BENCH {'+'.join(doc['models'])}: {'PASS' if rc == 0 else 'FAIL'}: parity "
         + ",".join(str(p) for p in pars.values()) + "; torch baseline " + ",".join(str(b) for b in bases.values())
         + (f"; compile != eager: {invalid_compile}" if invalid_compile else "")
+        + (f"; prefill invalid vs transformers: {invalid_prefill}" if invalid_prefill else "")
         + f"; copy {copy and round(copy, 2)} TB/s; " + "; ".join(parts))
     return rc
 
@@ -773,6 +1127,8 @@ def run_model(args, spec, md, stage, torch, transformers, tl):
     if md["contexts_skipped"]:
         log(f"[bench] {name}: contexts {md['contexts_skipped']} exceed max_seq "
             f"{md['config_values']['max_seq']}: skipped for this model")
+    for sk in md.get("prefill_skipped", []):
+        log(f"[bench] {name}: prefill P={sk['prefill_tokens']} skipped: {sk['reason']}")
     if args.deadline_s - elapsed() < 30:
         md["error"] = "skipped: the time budget is spent"
         return
@@ -799,11 +1155,15 @@ def run_model(args, spec, md, stage, torch, transformers, tl):
 
         check = md["torch_baseline_check"] = dict(passed=False, gate=args.baseline_gate)
         ref = {}
-        rope_len = max([round_up(c + args.cache_slack, 16) for c in md["contexts"]] + [round_up(args.check_steps + 1, 16)])
+        rope_len = max([round_up(c + args.cache_slack, 16) for c in md["contexts"]] + [round_up(args.check_steps + 1, 16)]
+                       + [round_up(P + 1, 16) for P in md.get("prefill_lengths", [])])
+        pref = {P: dict(tokens=prefill_tokens(args, spec, P)) for P in md.get("prefill_lengths", [])}
 
         def do_ref():
             ref["tokens"], ref["logits"], check["reference"], check["rope"] = hf_reference(
-                args, spec, wdir, torch, tl, rope_len)
+                args, spec, wdir, torch, tl, rope_len, prefill=pref)
+            if pref:
+                check["prefill_reference_s"] = {str(P): pr.get("seconds") for P, pr in pref.items()}
         stage(f"{name}: transformers reference", do_ref)
 
         tm = None
@@ -840,6 +1200,21 @@ def run_model(args, spec, md, stage, torch, transformers, tl):
                 if missing and not (args.no_compile and missing == ["compile"]):
                     raise RuntimeError(f"no torch {'/'.join(missing)} time at c={c}")
             stage(f"{name}: torch c={c}", do_t)
+
+        for P in md.get("prefill_lengths", []):
+            rec = md["prefill"].setdefault(str(P), {})
+
+            def do_p(P=P, rec=rec):
+                if args.deadline_s - elapsed() < 20:
+                    rec["error"] = "skipped: the time budget is spent"
+                    raise RuntimeError(rec["error"])
+                prefill_at(args, spec, wdir, tm, P, pref[P].get("logits"), torch, not args.no_compile, rec)
+                missing = [k for k in ("eager", "compile") if not rec.get(k, {}).get("us")]
+                if not rec.get("mkdsl", {}).get("ttft_us", {}).get("n"):
+                    missing.insert(0, "mkdsl")
+                if missing and not (args.no_compile and missing == ["compile"]):
+                    raise RuntimeError(f"no {'/'.join(missing)} prefill time at P={P}")
+            stage(f"{name}: prefill P={P}", do_p)
         del tm
     finally:
         free_gpu(torch)

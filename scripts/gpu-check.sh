@@ -27,7 +27,9 @@
 #                  greedy tokens on random weights diverge at near-ties; the parity checks cover correctness)
 #   benchmark      (issue 6) scripts/bench.py: copy bandwidth, mkdsl vs torch eager / torch.compile step time
 #                  at BENCH_CONTEXTS (default "512 4096") for each of BENCH_MODELS (default "llama-3.2-1b";
-#                  "llama-3-8b" is build-gpu/llama8b.*); FAIL without running when a parity check failed
+#                  "llama-3-8b" is build-gpu/llama8b.*); FAIL without running when a parity check failed;
+#                  and (issue 18) its prefill rows, time to first token at BENCH_PREFILL prompt lengths
+#                  (bench.py's default "128 512 2048"; "none": no prefill rows; BENCH_SKIP_DECODE=1: those only)
 # Output in $OUT (at most 8 files come back from the device tool): summary.md (the PASS/FAIL table),
 # gpu-check.log (this console), results.tar.gz (every log, parity.json/.md, the tiny logits), and
 # the parity JSONs, bench.json and bench.md. Exit status 0 when every check passed (SKIP and INFO rows allowed), 1 otherwise.
@@ -37,7 +39,8 @@
 # checks get what is left), SEED_TINY (0), SEED_1B (1), STEPS (64: the depth sweep's steps), PROMPT
 # (16), CHECKS (a space-separated subset of the names above to run, e.g. CHECKS="parity memcheck";
 # default all),
-# BENCH_CONTEXTS ("512 4096"), BENCH_MODELS ("llama-3.2-1b"), VARIANT_STEPS (64), VARIANT_WINDOW (unset).
+# BENCH_CONTEXTS ("512 4096"), BENCH_MODELS ("llama-3.2-1b"), BENCH_PREFILL (unset: bench.py's default),
+# BENCH_SKIP_DECODE (0), VARIANT_STEPS (64), VARIANT_WINDOW (unset).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -280,9 +283,16 @@ if want benchmark; then
         *) say "BENCH_MODELS: unknown model $m (llama-3.2-1b, llama-3-8b)" ;;
       esac
     done
+    PF=()
+    case "${BENCH_PREFILL-}" in
+      "") ;;
+      none) PF=(--skip-prefill) ;;
+      *) PF=(--prefill-tokens $BENCH_PREFILL) ;;
+    esac
+    [ "${BENCH_SKIP_DECODE:-0}" = 1 ] && PF+=(--skip-decode)
     run benchmark "$BLIM" python3 scripts/bench.py "${BM[@]}" \
       --mkrt "$G/mkrt-run" --out "$W/bench" --contexts ${BENCH_CONTEXTS:-512 4096} --seed "$SEED_1B" \
-      --work "$W/bench-tmp" --deadline-s $((BLIM - 25)) "${PJ[@]}"
+      --work "$W/bench-tmp" --deadline-s $((BLIM - 25)) "${PJ[@]}" "${PF[@]}"
     rm -rf "$W/bench-tmp"
     D=$(last_line '^BENCH' "$W/logs/benchmark.log")
     [ $RC -eq 0 ] && record benchmark PASS "$ELAPSED" "$D" || record benchmark FAIL "$ELAPSED" "exit $RC: ${D:-see logs/benchmark.log}"

@@ -1,7 +1,7 @@
 """A small gpt-fast-style Llama decoder in plain PyTorch: the PyTorch baseline of scripts/bench.py.
 
 Self-contained: torch and safetensors only (no transformers). Batch 1, one token per step, static
-shapes everywhere, so the same `decode_step` runs
+shapes everywhere, so the same `decode_step` (and `prefill`, below) runs
   - eagerly,
   - under torch.compile(model.decode_step, mode="max-autotune-no-cudagraphs", fullgraph=True,
     dynamic=False),
@@ -43,6 +43,11 @@ on max_len, not on pos (as in gpt-fast).
     m.fill_cache_random(c)               # timing only: positions 0 .. c-1 hold random values
     tok = torch.tensor([[t]], device="cuda"); pos = torch.tensor([c], device="cuda")
     logits = m.decode_step(tok, pos)     # float32 [1, vocab]
+
+Prefill (bench.py's prefill rows): `prefill(tokens)` with tokens [1, P] runs the P prompt tokens at
+positions 0 .. P-1 as one forward (every matmul over P rows; SDPA with is_causal over the prompt's
+own k/v), writes them into the cache (positions 0 .. P-1; max_len >= P) and returns the last
+position's logits [1, vocab]: the work before the first generated token.
 """
 import json
 import math
@@ -188,16 +193,43 @@ class Layer(torch.nn.Module):
         # The cache write at the position tensor (an index_put_ on device: no host value of pos).
         self.k_cache[:, :, pos] = k
         self.v_cache[:, :, pos] = v
-        kc, vc = self.k_cache, self.v_cache
+        y = self._attend(q, self.k_cache, self.v_cache, attn_mask=mask)
+        return self._out(x, y)
+
+    def prefill(self, x, cos, sin):
+        """x [1, P, hidden] at positions 0 .. P-1 (cos/sin [1, 1, P, head_dim]): writes positions
+        0 .. P-1 of the cache and attends causally over the prompt's own k/v (the same values as
+        the cache's first P positions, without reading them back)."""
+        nh, nkv, hd = self.nh, self.nkv, self.hd
+        P = x.shape[1]
+        h = rms_norm(x, self.attn_norm, self.eps)
+        qkv = F.linear(h, self.wqkv)                                  # [1, P, (nh + 2 nkv) hd]
+        q, k, v = qkv.split([nh * hd, nkv * hd, nkv * hd], dim=-1)
+        q = q.view(1, P, nh, hd).transpose(1, 2)                      # [1, nh, P, hd]
+        k = k.view(1, P, nkv, hd).transpose(1, 2)                     # [1, nkv, P, hd]
+        v = v.view(1, P, nkv, hd).transpose(1, 2)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        self.k_cache[:, :, :P] = k
+        self.v_cache[:, :, :P] = v
+        y = self._attend(q, k, v, is_causal=True)
+        return self._out(x, y)
+
+    def _attend(self, q, k, v, **kw):
+        """SDPA of q [1, nh, T, hd] over k/v [1, nkv, L, hd]: enable_gqa, or the kv heads repeated."""
+        nh, nkv, hd = self.nh, self.nkv, self.hd
         if nh != nkv and self.sdpa_gqa:
-            y = F.scaled_dot_product_attention(q, kc, vc, attn_mask=mask, enable_gqa=True)
-        else:
-            if nh != nkv:  # repeat_interleave of the kv heads along dim 1, as expand + reshape
-                g, L = nh // nkv, kc.shape[2]
-                kc = kc.unsqueeze(2).expand(1, nkv, g, L, hd).reshape(1, nh, L, hd)
-                vc = vc.unsqueeze(2).expand(1, nkv, g, L, hd).reshape(1, nh, L, hd)
-            y = F.scaled_dot_product_attention(q, kc, vc, attn_mask=mask)
-        y = y.transpose(1, 2).reshape(1, 1, nh * hd)
+            return F.scaled_dot_product_attention(q, k, v, enable_gqa=True, **kw)
+        if nh != nkv:  # repeat_interleave of the kv heads along dim 1, as expand + reshape
+            g, L = nh // nkv, k.shape[2]
+            k = k.unsqueeze(2).expand(1, nkv, g, L, hd).reshape(1, nh, L, hd)
+            v = v.unsqueeze(2).expand(1, nkv, g, L, hd).reshape(1, nh, L, hd)
+        return F.scaled_dot_product_attention(q, k, v, **kw)
+
+    def _out(self, x, y):
+        """o projection + residual, then the MLP + residual; y [1, nh, T, hd] -> [1, T, hidden]."""
+        T = y.shape[2]
+        y = y.transpose(1, 2).reshape(1, T, self.nh * self.hd)
         x = x + F.linear(y, self.wo)
         h = rms_norm(x, self.ffn_norm, self.eps)
         gate, up = F.linear(h, self.w_gate_up).split([self.ffn, self.ffn], dim=-1)
@@ -361,6 +393,22 @@ class TorchLlama(torch.nn.Module):
         for layer in self.layers:
             x = layer(x, cos, sin, mask, pos)
         x = rms_norm(x, self.norm, self.eps)
+        return F.linear(x, self.lm_head).float().view(1, self.vocab)
+
+    def prefill(self, tokens):
+        """tokens: int64 [1, P] on the device (P <= max_len), the prompt at positions 0 .. P-1 from an
+        empty cache. One forward over the P tokens (causal attention over the prompt itself, SDPA's
+        is_causal), writing positions 0 .. P-1 of every layer's cache; returns the float32 logits
+        [1, vocab] of the last position only (the LM head runs on that row alone: what a time to
+        first token needs). Static shapes for a given P (no host sync), so torch.compile(...,
+        dynamic=False) and a CUDA graph capture work as for decode_step."""
+        hd, P = self.hd, tokens.shape[1]
+        x = F.embedding(tokens, self.embed)                                 # [1, P, hidden]
+        cos = self.rope_cos[:P].view(1, 1, P, hd)
+        sin = self.rope_sin[:P].view(1, 1, P, hd)
+        for layer in self.layers:
+            x = layer.prefill(x, cos, sin)
+        x = rms_norm(x[:, -1:], self.norm, self.eps)
         return F.linear(x, self.lm_head).float().view(1, self.vocab)
 
     def forward(self, token, pos):
