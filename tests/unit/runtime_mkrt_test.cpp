@@ -403,7 +403,8 @@ TEST_CASE("mkrt: a model on the fake driver: weights, launches, inputs, outputs"
     CHECK(setErr("x", MKRT_I32, 1, nullptr, four, 16) == "mkrt_set_input: rank 1 needs a shape");
     CHECK(setErr("x", MKRT_I32, 1, shape4, four, 12) == "input 'x' (i32[4]) takes 16 bytes; got 12");
     CHECK(setErr("token", MKRT_I32, 0, nullptr, nullptr, 4) == "mkrt_set_input: data is NULL");
-    CHECK(setErr("token", mkrt_dtype(99), 0, nullptr, &one, 4) == "input 'token' is i32; got ?");
+    // 7 is inside the enum's range (a C caller's stray value) but no dtype.
+    CHECK(setErr("token", mkrt_dtype(7), 0, nullptr, &one, 4) == "input 'token' is i32; got ?");
     // A refused value leaves the one set before: this step still sees x = -3.
     REQUIRE(mkrt_step(m) == MKRT_OK);
     REQUIRE(mkrt_read_output_i32(m, "x", x.data(), 4) == MKRT_OK);
