@@ -29,7 +29,7 @@
 #                  at BENCH_CONTEXTS (default "512 4096") for each of BENCH_MODELS (default "llama-3.2-1b";
 #                  "llama-3-8b" is build-gpu/llama8b.*); FAIL without running when a parity check failed;
 #                  and (issue 18) its prefill rows, time to first token at BENCH_PREFILL prompt lengths
-#                  (bench.py's default "128 512 2048"; "none": no prefill rows; BENCH_SKIP_DECODE=1: those only)
+#                  (e.g. "128 512 2048"; unset: none, so the decode run keeps its time; BENCH_SKIP_DECODE=1: prefill only)
 # Output in $OUT (at most 8 files come back from the device tool): summary.md (the PASS/FAIL table),
 # gpu-check.log (this console), results.tar.gz (every log, parity.json/.md, the tiny logits), and
 # the parity JSONs, bench.json and bench.md. Exit status 0 when every check passed (SKIP and INFO rows allowed), 1 otherwise.
@@ -39,7 +39,7 @@
 # checks get what is left), SEED_TINY (0), SEED_1B (1), STEPS (64: the depth sweep's steps), PROMPT
 # (16), CHECKS (a space-separated subset of the names above to run, e.g. CHECKS="parity memcheck";
 # default all),
-# BENCH_CONTEXTS ("512 4096"), BENCH_MODELS ("llama-3.2-1b"), BENCH_PREFILL (unset: bench.py's default),
+# BENCH_CONTEXTS ("512 4096"), BENCH_MODELS ("llama-3.2-1b"), BENCH_PREFILL (unset: no prefill rows),
 # BENCH_SKIP_DECODE (0), VARIANT_STEPS (64), VARIANT_WINDOW (unset).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -285,8 +285,7 @@ if want benchmark; then
     done
     PF=()
     case "${BENCH_PREFILL-}" in
-      "") ;;
-      none) PF=(--skip-prefill) ;;
+      ""|none) PF=(--skip-prefill) ;;
       *) PF=(--prefill-tokens $BENCH_PREFILL) ;;
     esac
     [ "${BENCH_SKIP_DECODE:-0}" = 1 ] && PF+=(--skip-decode)
