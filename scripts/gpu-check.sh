@@ -10,6 +10,8 @@
 #   env            nvidia-smi, library versions, build-gpu/PREPARED.txt
 #   golden-tiny    mkrt-run on tests/data's tiny goldens vs transformers f32/bf16 and the CPU interpreter
 #   fault          the --test-drop-signal kernel must stop with the timeout record, not hang
+#   mma            tests/gpu/mma_decode.mk (mma and mma_nt on their scalar lowering): every step's logits
+#                  equal the CPU interpreter's (rel L2 <= 1e-6: the same summation order and roundings)
 #   parity-STEM.CONFIG   scripts/gpu_parity.py --steps all for every config of every examples/*.mk
 #                  (build-gpu/shipped.txt): random HF weights, teacher-forced through every position of
 #                  the KV cache, gated at every position against transformers float32; the per-position
@@ -132,6 +134,18 @@ else
   case $RC in 0) why="exit 0: the broken kernel ran to the end";; 124|137) why="HUNG: killed by timeout after $ELAPSED s";; *) why="exit $RC";; esac
   record fault FAIL "$ELAPSED" "$why; timeout message: '${MSG:-none}'; $(last_line 'error' "$W/logs/fault.log")"
 fi
+fi
+
+# ---- mma: the matrix products on the GPU against the interpreter ---------------------------------
+if want mma; then
+  if [ -f "$G/mma.ptx" ] && [ -f "$G/mma_cpu.npy" ]; then
+    run mma "$(cap 60)" "$G/mkrt-run" --ptx "$G/mma.ptx" --random-weights 7 --tokens "$(cat "$G/mma_tokens.txt")" \
+      --max-new 0 --compare-logits "$G/mma_cpu.npy" --tolerance 1e-6
+    D=$(last_line 'relative L2' "$W/logs/mma.log")
+    [ $RC -eq 0 ] && record mma PASS "$ELAPSED" "$D" || record mma FAIL "$ELAPSED" "exit $RC: ${D:-see logs/mma.log}"
+  else
+    record mma FAIL 0 "missing $G/mma.ptx or mma_cpu.npy: run scripts/gpu-prepare.sh"
+  fi
 fi
 
 # ---- parity against transformers at every position, for every shipped config ----------------------

@@ -17,6 +17,8 @@
 #                                  VARIANTS="NAME:OPTIONS;NAME:OPTIONS" (gpu-check.sh's `variants`;
 #                                  a `--config` among the options replaces the 1B's)
 #   tiny_cpu.npy                   the CPU interpreter's logits for tests/data's weights and tokens
+#   mma.ptx, mma.meta.json, mma_cpu.npy  tests/gpu/mma_decode.mk (mma and mma_nt in a decode-shaped
+#                                  step) and the interpreter's logits for it (random weights 7)
 #   PREPARED.txt                   git revision, tool versions, sha256 of every file
 #
 #   bash scripts/gpu-prepare.sh            # then: device run `bash scripts/gpu-check.sh`, carry build-gpu
@@ -93,6 +95,13 @@ TOKENS=$(tr -d ' \n' < tests/data/tiny_llama_tokens.txt)
 echo "$MKDSL run examples/llama_tiny.mk --device cpu --weights tests/data/tiny_llama.safetensors --tokens $TOKENS --max-new 0 --dump-logits $G/tiny_cpu.npy"
 "$MKDSL" run examples/llama_tiny.mk --device cpu --weights tests/data/tiny_llama.safetensors \
   --tokens "$TOKENS" --max-new 0 --dump-logits "$G/tiny_cpu.npy"
+
+build mma tests/gpu/mma_decode.mk
+MMA_TOKENS=3,17,5,39,0,22,8,11,30,1,2,9
+echo "$MKDSL run tests/gpu/mma_decode.mk --device cpu --random-weights 7 --tokens $MMA_TOKENS --max-new 0 --dump-logits $G/mma_cpu.npy"
+"$MKDSL" run tests/gpu/mma_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \
+  --dump-logits "$G/mma_cpu.npy"
+echo "$MMA_TOKENS" > "$G/mma_tokens.txt"
 
 # The metadata must carry what gpu_parity.py reads.
 for m in "$G"/tiny.meta.json "$G"/llama1b.meta.json "$G"/shipped/*.meta.json; do
