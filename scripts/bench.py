@@ -705,7 +705,10 @@ def prefill_at(args, spec, wdir, tm, P, ref, torch, compile_ok, rec):
                                     matches_transformers=bool(gvs is not None and gvs <= gate
                                                               and base["compiled_vs_transformers_rel_l2"] <= gate))
                         COMPILED["any"] = True
-                        return base, (gr, g_out)  # the output kept with its graph while it replays
+                        # The graph reads c_ids and writes g_out at their addresses: both must
+                        # outlive it (a freed c_ids is reused by the eager side, and a replay then
+                        # gathers garbage ids: a device-side assert).
+                        return base, (gr, g_out, c_ids)
                     except Exception as e:  # noqa: BLE001
                         return dict(seconds=round(time.time() - t0, 1), sdpa_enable_gqa=tm.sdpa_gqa,
                                     **err_rec(e, 3000)), None
