@@ -1,8 +1,8 @@
 // The GPU check of mma and mma_nt (scripts/gpu-check.sh `mma`): a decode-shaped step, so that
 // mkrt-run can drive it and compare every step's logits with the CPU interpreter's
 // (--compare-logits). Each step embeds its token, appends it to a cache at its position, and
-// computes logits = mma_nt(mma(cache, u) as bf16, w)[row 0 .. ] over the whole cache: both products,
-// with bf16 operands, on shapes that are not multiples of the fragment shapes.
+// computes logits[n] = sum over s of mma_nt(mma(cache, u) as bf16, w)[s, n] over the whole cache:
+// both products, with bf16 operands, on shapes that are not multiples of the fragment shapes.
 import std.embed;
 
 op append<S, D>(x: f32[D], pos: i32, cache: inout f32[S, D]) -> ()
