@@ -31,6 +31,12 @@ void Target::noRing() const {
                            false);
 }
 
+void Target::noMma() const {
+  llvm::report_fatal_error(llvm::StringRef("mkdsl internal error: the matrix instruction was used on target " + cpu() +
+                                           ", which has none for it"),
+                           false);
+}
+
 llvm::Value* reduceByTwoPi(Builder& b, llvm::Value* x) {
   auto* f32 = b.getFloatTy();
   llvm::Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::rint, b.CreateFMul(x, llvm::ConstantFP::get(f32, 0.15915494309189535)));

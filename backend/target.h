@@ -10,6 +10,8 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
@@ -25,6 +27,8 @@ class Target {
  public:
   virtual ~Target() = default;
 
+  // The architecture of the registry this target emits (ir/targets.cpp).
+  virtual const ir::ArchDesc& arch() const = 0;
   virtual std::string triple() const = 0;
   virtual std::string cpu() const = 0;       // sm_90a, ...
   virtual std::string features() const = 0;  // +ptx80, ...
@@ -105,6 +109,39 @@ class Target {
   virtual void copy16(Builder&, llvm::Value* /*dst*/, llvm::Value* /*src*/) const { noRing(); }
   virtual void copyArriveOnComplete(Builder&, llvm::Value* /*bar*/) const { noRing(); }
 
+  // --- The matrix instruction (ir::ArchDesc::mma, `arch().mma`): d = a b^T + c on an
+  // m x n x k block, 16-bit operands, f32 accumulators, executed by the lanes of one warp (wave)
+  // together. The tile lowering (tile/mma.cpp) stages both operands in shared memory and owns the
+  // tiling; the target owns the fragments: which lane holds what, and the instruction.
+  //
+  // Staged operands: 16-bit elements (bf16 or f16), k contiguous, a[m, k] at element
+  // m * lda + k of `a` and b[n, k] at n * ldb + k of `b` (both ptr addrspace(3); lda and ldb
+  // even, each row 4-byte aligned).
+  struct MmaOperands {
+    DType dtype = DType::BF16;
+    llvm::Value* a = nullptr;
+    int64_t lda = 0;
+    llvm::Value* b = nullptr;
+    int64_t ldb = 0;
+  };
+  // Whether the target has the instruction for operands of dtype `t`.
+  virtual bool hasMma(DType /*t*/) const { return false; }
+  // Accumulators one lane holds for one m x n block.
+  virtual int mmaAccumulators() const { return 0; }
+  // Where accumulator j (< mmaAccumulators()) of `lane` sits in its block: {row, column} (i32).
+  virtual std::pair<llvm::Value*, llvm::Value*> mmaAccumulatorAt(Builder&, llvm::Value* /*lane*/, int /*j*/) const {
+    noMma();
+  }
+  // One k step: for each of `blocks` blocks side by side (rows m0 .. m0 + m, columns n0 + i * n
+  // .. n0 + (i + 1) * n), acc[i * mmaAccumulators() + j] += its part of a[rows, k0 .. k0 + k]
+  // b[columns, k0 .. k0 + k]^T. Every lane of the warp calls it with the same m0, n0 and k0;
+  // `lane` is the thread id modulo warpSize().
+  virtual void mmaStep(Builder&, const MmaOperands& /*ops*/, llvm::Value* /*lane*/, llvm::Value* /*m0*/,
+                       llvm::Value* /*n0*/, llvm::Value* /*k0*/, int /*blocks*/,
+                       std::vector<llvm::Value*>& /*acc*/) const {
+    noMma();
+  }
+
   // --- Prefetching (hints: a target without them does nothing).
   // Brings the cache line at global `ptr` towards the SM (for a table read soon).
   virtual void prefetchLine(Builder&, llvm::Value* /*ptr*/) const {}
@@ -114,6 +151,7 @@ class Target {
  protected:
   // The ring used on a target without one: a compiler bug, reported as LLVM's fatal error.
   [[noreturn]] void noRing() const;
+  [[noreturn]] void noMma() const;
 };
 
 // x - k * 2 pi with k = rint(x / 2 pi), in [-pi, pi]: 2 pi in three parts, so that k * 2 pi is

@@ -12,6 +12,8 @@
 #   fault          the --test-drop-signal kernel must stop with the timeout record, not hang
 #   mma            tests/gpu/mma_decode.mk (mma and mma_nt on their scalar lowering): every step's logits
 #                  equal the CPU interpreter's (rel L2 <= 1e-6: the same summation order and roundings)
+#   mma-tc         tests/gpu/mma_tensor_decode.mk (mma and mma_nt on mma.sync, f16 and bf16): every step's
+#                  logits against the CPU interpreter's (rel L2 <= 1e-5: another summation order)
 #   parity-STEM.CONFIG   scripts/gpu_parity.py --steps all for every config of every examples/*.mk
 #                  (build-gpu/shipped.txt): random HF weights, teacher-forced through every position of
 #                  the KV cache, gated at every position against transformers float32; the per-position
@@ -136,17 +138,21 @@ else
 fi
 fi
 
-# ---- mma: the matrix products on the GPU against the interpreter ---------------------------------
-if want mma; then
-  if [ -f "$G/mma.ptx" ] && [ -f "$G/mma_cpu.npy" ]; then
-    run mma "$(cap 60)" "$G/mkrt-run" --ptx "$G/mma.ptx" --random-weights 7 --tokens "$(cat "$G/mma_tokens.txt")" \
-      --max-new 0 --compare-logits "$G/mma_cpu.npy" --tolerance 1e-6
-    D=$(last_line 'relative L2' "$W/logs/mma.log")
-    [ $RC -eq 0 ] && record mma PASS "$ELAPSED" "$D" || record mma FAIL "$ELAPSED" "exit $RC: ${D:-see logs/mma.log}"
+# ---- mma, mma-tc: the matrix products on the GPU against the interpreter ----------------------------
+mma_check() {  # NAME STEM TOLERANCE: build-gpu/STEM.ptx against STEM_cpu.npy
+  local name=$1 stem=$2 tol=$3
+  want "$name" || return 0
+  if [ -f "$G/$stem.ptx" ] && [ -f "$G/${stem}_cpu.npy" ]; then
+    run "$name" "$(cap 60)" "$G/mkrt-run" --ptx "$G/$stem.ptx" --random-weights 7 --tokens "$(cat "$G/mma_tokens.txt")" \
+      --max-new 0 --compare-logits "$G/${stem}_cpu.npy" --tolerance "$tol"
+    D=$(last_line 'relative L2' "$W/logs/$name.log")
+    [ $RC -eq 0 ] && record "$name" PASS "$ELAPSED" "$D" || record "$name" FAIL "$ELAPSED" "exit $RC: ${D:-see logs/$name.log}"
   else
-    record mma FAIL 0 "missing $G/mma.ptx or mma_cpu.npy: run scripts/gpu-prepare.sh"
+    record "$name" FAIL 0 "missing $G/$stem.ptx or ${stem}_cpu.npy: run scripts/gpu-prepare.sh"
   fi
-fi
+}
+mma_check mma mma 1e-6
+mma_check mma-tc mma_tc 1e-5
 
 # ---- parity against transformers at every position, for every shipped config ----------------------
 # gpu-prepare.sh's shipped.txt lists each config of examples/*.mk; each is teacher-forced through

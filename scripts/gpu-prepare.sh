@@ -19,6 +19,8 @@
 #   tiny_cpu.npy                   the CPU interpreter's logits for tests/data's weights and tokens
 #   mma.ptx, mma.meta.json, mma_cpu.npy  tests/gpu/mma_decode.mk (mma and mma_nt in a decode-shaped
 #                                  step) and the interpreter's logits for it (random weights 7)
+#   mma_tc.ptx, mma_tc.meta.json, mma_tc_cpu.npy  the same for tests/gpu/mma_tensor_decode.mk (on
+#                                  the matrix instruction)
 #   PREPARED.txt                   git revision, tool versions, sha256 of every file
 #
 #   bash scripts/gpu-prepare.sh            # then: device run `bash scripts/gpu-check.sh`, carry build-gpu
@@ -102,6 +104,10 @@ echo "$MKDSL run tests/gpu/mma_decode.mk --device cpu --random-weights 7 --token
 "$MKDSL" run tests/gpu/mma_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \
   --dump-logits "$G/mma_cpu.npy"
 echo "$MMA_TOKENS" > "$G/mma_tokens.txt"
+build mma_tc tests/gpu/mma_tensor_decode.mk
+echo "$MKDSL run tests/gpu/mma_tensor_decode.mk --device cpu --random-weights 7 --tokens $MMA_TOKENS --max-new 0 --dump-logits $G/mma_tc_cpu.npy"
+"$MKDSL" run tests/gpu/mma_tensor_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \
+  --dump-logits "$G/mma_tc_cpu.npy"
 
 # The metadata must carry what gpu_parity.py reads.
 for m in "$G"/tiny.meta.json "$G"/llama1b.meta.json "$G"/shipped/*.meta.json; do

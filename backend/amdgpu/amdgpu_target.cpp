@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <string>
 
+#include "backend/amdgpu/mfma.h"
 #include "backend/target.h"
 
 namespace mk::backend {
@@ -32,7 +33,9 @@ constexpr const char* kWorkGroupSize = "amdgpu-flat-work-group-size";
 
 class AmdgpuTarget final : public Target {
  public:
-  explicit AmdgpuTarget(const ir::ArchDesc& arch) : arch_(arch.name) {}
+  explicit AmdgpuTarget(const ir::ArchDesc& arch) : desc_(arch), arch_(arch.name) {}
+
+  const ir::ArchDesc& arch() const override { return desc_; }
 
   std::string triple() const override { return "amdgcn-amd-amdhsa"; }
   std::string cpu() const override { return arch_; }
@@ -172,6 +175,17 @@ class AmdgpuTarget final : public Target {
     return b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {b.getInt32Ty(), x->getType()}, {x});
   }
 
+  // MFMA 16x16x16 (amdgpu/mfma.cpp), on both archs of the registry.
+  bool hasMma(DType t) const override { return t == DType::BF16 || t == DType::F16; }
+  int mmaAccumulators() const override { return amdgpu::mfmaAccumulators(); }
+  std::pair<Value*, Value*> mmaAccumulatorAt(Builder& b, Value* lane, int j) const override {
+    return amdgpu::mfmaAccumulatorAt(b, lane, j);
+  }
+  void mmaStep(Builder& b, const MmaOperands& ops, Value* lane, Value* m0, Value* n0, Value* k0, int blocks,
+               std::vector<Value*>& acc) const override {
+    amdgpu::mfmaStep(b, ops, lane, m0, n0, k0, blocks, acc);
+  }
+
  private:
   static llvm::SyncScope::ID agent(Builder& b) { return b.getContext().getOrInsertSyncScopeID("agent"); }
 
@@ -189,6 +203,7 @@ class AmdgpuTarget final : public Target {
     b.CreateFence(llvm::AtomicOrdering::Acquire, b.getContext().getOrInsertSyncScopeID("workgroup"));
   }
 
+  const ir::ArchDesc& desc_;
   std::string arch_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "backend/nvptx/mma_sync.h"
 #include "backend/target.h"
 
 namespace mk::backend {
@@ -19,6 +20,7 @@ class NvptxTarget final : public Target {
  public:
   explicit NvptxTarget(const ir::ArchDesc& arch) : arch_(arch) {}
 
+  const ir::ArchDesc& arch() const override { return arch_; }
   std::string triple() const override { return "nvptx64-nvidia-cuda"; }
   std::string cpu() const override { return arch_.name; }
   // PTX ISA 8.0 is the first with sm_90a, mbarrier expect_tx and cp.async.bulk.
@@ -144,6 +146,17 @@ class NvptxTarget final : public Target {
   }
   void copyArriveOnComplete(Builder& b, Value* bar) const override {
     asmCall(b, b.getVoidTy(), {addr(b, bar)}, "cp.async.mbarrier.arrive.noinc.shared.b64 [$0];", "l,~{memory}", true);
+  }
+
+  // mma.sync m16n8k16 (nvptx/mma_sync.cpp): every NVPTX arch of the registry is sm_80 or later.
+  bool hasMma(DType t) const override { return t == DType::BF16 || t == DType::F16; }
+  int mmaAccumulators() const override { return nvptx::mmaSyncAccumulators(); }
+  std::pair<Value*, Value*> mmaAccumulatorAt(Builder& b, Value* lane, int j) const override {
+    return nvptx::mmaSyncAccumulatorAt(b, lane, j);
+  }
+  void mmaStep(Builder& b, const MmaOperands& ops, Value* lane, Value* m0, Value* n0, Value* k0, int blocks,
+               std::vector<Value*>& acc) const override {
+    nvptx::mmaSyncStep(b, ops, lane, m0, n0, k0, blocks, acc);
   }
 
   void prefetchLine(Builder& b, Value* ptr) const override {

@@ -162,6 +162,7 @@ class TileGen {
 
   // --- Mma and mma_nt (mma.cpp) ---------------------------------------------------------------
   TileRef mma(const Expr& e);
+  TileRef matrixInstructionMma(const Expr& a, const Expr& b, bool nt, int64_t M, int64_t N, int64_t K);
 
   // --- The streamed matvec loop (matvec.cpp) --------------------------------------------------
   struct VectorSource {

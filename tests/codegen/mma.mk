@@ -3,7 +3,8 @@
 // weights widened, the f32 activation rounded to bf16 by its cast), then every thread sums its
 // outputs over k with one f32 fma a term in a loop. Also the program of the interpreter's
 // end-to-end mma test (tests/e2e/tiny_llama_test.cpp), against a float64 reference. Shapes are
-// deliberately not multiples of the fragment shapes (dim 40, toks 3): the scalar lowering takes any.
+// deliberately not multiples of the fragment shapes (dim 40, toks 3): the scalar lowering takes any,
+// and these never reach the matrix instruction (tests/codegen/mma_tensor.mk has the shapes that do).
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %FileCheck %s --check-prefix=PTX
 // RUN: %mkdsl build %s --emit=ptx --target sm_80 --stdlib %stdlib | %FileCheck %s --check-prefix=PTX
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %S/ptx_in_loop.sh 'fma\.rn\.f32' 'ld\.shared\.f32'
@@ -39,6 +40,10 @@ step decode(token: i32) -> (y: f32[toks, outs]) {
     return (y);
 }
 
+// PTX-NOT: mma.sync
 // PTX: cvt.rn.bf16.f32
 // PTX: fma.rn.f32
+// PTX-NOT: mma.sync
+// GCN-NOT: v_mfma
 // GCN: v_fma{{c?}}_f32
+// GCN-NOT: v_mfma
