@@ -14,9 +14,8 @@ enum class ArchFamily { Nvptx, Amdgpu };
 
 // The granularity of an architecture's matrix instruction for a bf16/f16 product with f32
 // accumulation (mma.sync.m16n8k16 on sm_80+, v_mfma_f32_16x16x16bf16_1k on gfx90a/gfx942):
-// a tile product a[M, K] b[K, N] maps onto it when M, N and K are multiples of m, n and k.
-// Today's `mma` lowering is scalar and needs none of it; the tensor-core lowerings (issue 18)
-// will check it with mmaMisfit.
+// a tile product a[M, K] b[K, N] maps onto it when M, N and K are multiples of m, n and k
+// (mmaMisfit). The backends' fragment code (Target::mmaStep) implements this block.
 struct MmaShape {
   const char* instruction;  // for messages: "mma.sync m16n8k16"
   int m = 0, n = 0, k = 0;  // 0: no matrix instruction

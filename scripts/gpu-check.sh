@@ -34,6 +34,8 @@
 #                  "llama-3-8b" is build-gpu/llama8b.*); FAIL without running when a parity check failed;
 #                  and (issue 18) its prefill rows, time to first token at BENCH_PREFILL prompt lengths
 #                  (e.g. "128 512 2048"; unset: none, so the decode run keeps its time; BENCH_SKIP_DECODE=1: prefill only)
+#   bench-mma      (issue 18, only when CHECKS names it) scripts/bench_mma.py: bench/mma/proj.mk's products
+#                  at the 1B's projection shapes against torch.matmul, rounds interleaved, parity against torch
 # Output in $OUT (at most 8 files come back from the device tool): summary.md (the PASS/FAIL table),
 # gpu-check.log (this console), results.tar.gz (every log, parity.json/.md, the tiny logits), and
 # the parity JSONs, bench.json and bench.md. Exit status 0 when every check passed (SKIP and INFO rows allowed), 1 otherwise.
@@ -319,6 +321,18 @@ if want benchmark; then
   fi
 fi
 # <<< end of the benchmark section
+
+# ---- bench-mma: the matrix product alone against torch.matmul (only when named in CHECKS) -----------
+# scripts/bench_mma.py on gpu-prepare.sh's mma_proj_*.ptx (bench/mma/proj.mk at Llama-3.2-1B's
+# projection shapes for 512 tokens), interleaved rounds; PASS: every kernel ran and its parity held.
+if [[ " $CHECKS " == *" bench-mma "* ]]; then
+  KS=()
+  for p in "$G"/mma_proj_*.ptx; do [ -f "$p" ] && KS+=(--kernel "$(basename "$p" .ptx | sed 's/^mma_proj_//')" "$p"); done
+  run bench-mma "$(cap 300)" python3 scripts/bench_mma.py --mkrt "$G/mkrt-run" --out "$W/bench-mma" "${KS[@]}"
+  D=$(grep -c '"parity_ok": true' "$W/logs/bench-mma.log")
+  [ $RC -eq 0 ] && record bench-mma PASS "$ELAPSED" "$D kernels" || record bench-mma FAIL "$ELAPSED" "exit $RC: see logs/bench-mma.log"
+  cp "$W/bench-mma/bench_mma.json" "$W/bench-mma/bench_mma.md" "$OUT/" 2>/dev/null
+fi
 
 # ---- summary ------------------------------------------------------------------------------------------
 FAILED=0

@@ -9,6 +9,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "backend/tile/tile_gen.h"
 
@@ -16,62 +17,197 @@ namespace mk::backend::tile {
 
 // The staged operands' rows: K elements and 16 bytes of padding, an odd number of 16-byte units
 // since K is a multiple of 16, so the eight rows one fragment load touches start on distinct banks.
-TileGen::TileRef TileGen::matrixInstructionMma(const Expr& a, const Expr& b, bool nt, int64_t M, int64_t N, int64_t K) {
+std::optional<TileGen::MmaTiling> TileGen::mmaTiling(const Expr& e) {
   const Target& tg = *env_.target;
-  const ir::MmaShape& shape = tg.arch().mma;
-  const int64_t ld = K + 8;
+  if (e.kind != ExprKind::Mma && e.kind != ExprKind::MmaNt) return std::nullopt;
+  const Expr& a = operand(e, 0);
+  const Expr& b = operand(e, 1);
+  const bool nt = e.kind == ExprKind::MmaNt;
+  if (a.shape.size() != 2 || b.shape.size() != 2 || a.dtype != b.dtype || !tg.hasMma(a.dtype)) return std::nullopt;
+  MmaTiling t;
+  t.nt = nt;
+  t.M = a.shape[0], t.K = a.shape[1], t.N = b.shape[nt ? 0 : 1];
+  if ((nt ? b.shape[1] : b.shape[0]) != t.K || ir::mmaMisfit(tg.arch(), t.M, t.N, t.K)) return std::nullopt;
+  t.shape = tg.arch().mma;
+  t.ld = t.K + 8;
+  // Strips of `blocks` blocks side by side share each k step's a fragment; the widest strip that
+  // still gives every warp one, else single blocks (the most strips).
+  const int warps = T() / tg.warpSize();
+  const int64_t across = t.N / t.shape.n, down = t.M / t.shape.m;
+  t.blocks = 1;
+  for (int w : {4, 2})
+    if (across % w == 0 && down * (across / w) >= warps) {
+      t.blocks = w;
+      break;
+    }
+  t.stripsAcross = across / t.blocks;
+  t.strips = down * t.stripsAcross;
+  t.stripsPerWarp = int((t.strips + warps - 1) / warps);
+  t.perBlock = tg.mmaAccumulators();
+  return t;
+}
+
+int64_t TileGen::MmaTiling::stagedBytes() const { return align16((M + N) * ld * 2); }
+
+// Writes a and b at 16 bits from `base` (a's M rows, then b's N rows: b[n, k], so mma's b[k, n]
+// is written transposed) and ends with a barrier.
+Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base) {
+  const Expr& a = operand(e, 0);
+  const Expr& b = operand(e, 1);
   const DType dt = a.dtype;
-  auto stage = [&](int64_t rows) {
-    V base = tilePtr(top_);
-    top_ += align16(rows * ld * 2);
-    peak_ = std::max(peak_, top_ - SmemLayout::kTiles);
-    return base;
+  V sa = base, sb = b_.CreateGEP(b_.getInt16Ty(), base, ci(t.M * t.ld));
+  auto put16 = [&](V at, V row, V col, V x) {
+    storeStorage(dt, b_.CreateGEP(b_.getInt16Ty(), at, b_.CreateAdd(b_.CreateMul(row, ci(t.ld)), col)), x);
   };
-  V sa = stage(M), sb = stage(N);
-  auto put16 = [&](V base, V row, V col, V x) {
-    storeStorage(dt, b_.CreateGEP(b_.getInt16Ty(), base, b_.CreateAdd(b_.CreateMul(row, ci(ld)), col)), x);
-  };
-  forEachElement(M * K, [&](V i) { return elem(a, i); },
+  const int64_t K = t.K;
+  forEachElement(t.M * K, [&](V i) { return elem(a, i); },
                  [&](V i, V x) { put16(sa, b_.CreateUDiv(i, ci(K)), b_.CreateURem(i, ci(K)), x); });
-  // b is written transposed for mma (b[k, n] -> row n), as read for mma_nt.
-  const int64_t bCols = nt ? K : N;
-  forEachElement(N * K, [&](V i) { return elem(b, i); }, [&](V i, V x) {
+  const int64_t bCols = t.nt ? K : t.N;
+  forEachElement(t.N * K, [&](V i) { return elem(b, i); }, [&](V i, V x) {
     V r = b_.CreateUDiv(i, ci(bCols)), c = b_.CreateURem(i, ci(bCols));
-    put16(sb, nt ? r : c, nt ? c : r, x);
+    put16(sb, t.nt ? r : c, t.nt ? c : r, x);
   });
   barrier();
+  return {dt, sa, t.ld, sb, t.ld};
+}
 
-  // Each warp takes output strips of `blocks` blocks side by side (the a fragment is loaded once a
-  // k step for all of them), strip s at rows (s / strips across) * m, round-robin over the warps.
-  const int64_t blocksAcross = N / shape.n;
-  const int blocks = blocksAcross % 4 == 0 ? 4 : blocksAcross % 2 == 0 ? 2 : 1;
-  const int64_t stripsAcross = blocksAcross / blocks, strips = M / shape.m * stripsAcross;
-  const int ws = tg.warpSize(), perBlock = tg.mmaAccumulators();
-  TileRef out = allocTemp(M * N, DType::F32);
-  V warp = b_.CreateUDiv(env_.tid, ci(ws)), lane = b_.CreateURem(env_.tid, ci(ws));
+// Strip j of this warp is strip warp + j * warps, when there is one; accumulator (j, i) of a lane
+// sits at slot (j * blocks * perBlock + i).
+std::vector<llvm::AllocaInst*> TileGen::mmaAccumulatorSlots(const MmaTiling& t) {
   std::vector<llvm::AllocaInst*> slots;
-  for (int j = 0; j < blocks * perBlock; ++j) slots.push_back(entryAlloca(f32()));
-  Target::MmaOperands ops{dt, sa, ld, sb, ld};
-  loop(warp, ci(strips), ci(T() / ws), [&](V s) {
-    V m0 = b_.CreateMul(b_.CreateUDiv(s, ci(stripsAcross)), ci(shape.m));
-    V n0 = b_.CreateMul(b_.CreateURem(s, ci(stripsAcross)), ci(shape.n * blocks));
-    for (auto* slot : slots) b_.CreateStore(cf(0), slot);
-    loop(ci(0), ci(K), ci(shape.k), [&](V k0) {
-      std::vector<V> acc;
-      for (auto* slot : slots) acc.push_back(b_.CreateLoad(f32(), slot));
-      tg.mmaStep(b_, ops, lane, m0, n0, k0, blocks, acc);
-      for (size_t j = 0; j < slots.size(); ++j) b_.CreateStore(acc[j], slots[j]);
-    });
-    for (int blk = 0; blk < blocks; ++blk)
-      for (int j = 0; j < perBlock; ++j) {
-        auto [r, c] = tg.mmaAccumulatorAt(b_, lane, j);
-        V col = b_.CreateAdd(b_.CreateAdd(n0, ci(blk * shape.n)), c);
-        writeTile(out, b_.CreateAdd(b_.CreateMul(b_.CreateAdd(m0, r), ci(N)), col),
-                  b_.CreateLoad(f32(), slots[size_t(blk * perBlock + j)]));
+  for (int j = 0; j < t.stripsPerWarp * t.blocks * t.perBlock; ++j) slots.push_back(entryAlloca(f32()));
+  return slots;
+}
+
+void TileGen::forEachMmaStrip(const MmaTiling& t, const std::function<void(int j, V m0, V n0)>& body) {
+  const int ws = env_.target->warpSize(), warps = T() / ws;
+  V warp = b_.CreateUDiv(env_.tid, ci(ws));
+  for (int j = 0; j < t.stripsPerWarp; ++j) {
+    V s = b_.CreateAdd(warp, ci(int64_t(j) * warps));
+    auto strip = [&] {
+      V m0 = b_.CreateMul(b_.CreateUDiv(s, ci(t.stripsAcross)), ci(t.shape.m));
+      V n0 = b_.CreateMul(b_.CreateURem(s, ci(t.stripsAcross)), ci(int64_t(t.shape.n) * t.blocks));
+      body(j, m0, n0);
+    };
+    if (int64_t(j + 1) * warps <= t.strips) strip();  // every warp has strip j
+    else when(b_.CreateICmpULT(s, ci(t.strips)), strip);
+  }
+}
+
+void TileGen::forEachMmaAccumulator(const MmaTiling& t, const std::vector<llvm::AllocaInst*>& slots,
+                                    const std::function<void(V element, llvm::AllocaInst* slot)>& visit) {
+  V lane = b_.CreateURem(env_.tid, ci(env_.target->warpSize()));
+  forEachMmaStrip(t, [&](int j, V m0, V n0) {
+    for (int blk = 0; blk < t.blocks; ++blk)
+      for (int q = 0; q < t.perBlock; ++q) {
+        auto [r, c] = env_.target->mmaAccumulatorAt(b_, lane, q);
+        V col = b_.CreateAdd(b_.CreateAdd(n0, ci(int64_t(blk) * t.shape.n)), c);
+        visit(b_.CreateAdd(b_.CreateMul(b_.CreateAdd(m0, r), ci(t.N)), col),
+              slots[size_t((j * t.blocks + blk) * t.perBlock + q)]);
       }
   });
+}
+
+// acc += a b^T over all of K for this warp's strips, the accumulators in registers (the slots are
+// entry allocas, which LLVM promotes).
+void TileGen::accumulateMma(const MmaTiling& t, const Target::MmaOperands& ops,
+                            const std::vector<llvm::AllocaInst*>& slots) {
+  V lane = b_.CreateURem(env_.tid, ci(env_.target->warpSize()));
+  forEachMmaStrip(t, [&](int j, V m0, V n0) {
+    const size_t first = size_t(j * t.blocks * t.perBlock), count = size_t(t.blocks * t.perBlock);
+    loop(ci(0), ci(t.K), ci(t.shape.k), [&](V k0) {
+      std::vector<V> acc;
+      for (size_t q = 0; q < count; ++q) acc.push_back(b_.CreateLoad(f32(), slots[first + q]));
+      env_.target->mmaStep(b_, ops, lane, m0, n0, k0, t.blocks, acc);
+      for (size_t q = 0; q < count; ++q) b_.CreateStore(acc[q], slots[first + q]);
+    });
+  });
+}
+
+TileGen::TileRef TileGen::matrixInstructionMma(const Expr& e, const MmaTiling& t) {
+  V staged = tilePtr(top_);
+  top_ += t.stagedBytes();
+  peak_ = std::max(peak_, top_ - SmemLayout::kTiles);
+  Target::MmaOperands ops = stageMma(e, t, staged);
+  std::vector<llvm::AllocaInst*> slots = mmaAccumulatorSlots(t);
+  for (auto* slot : slots) b_.CreateStore(cf(0), slot);
+  accumulateMma(t, ops, slots);
+  TileRef out = allocTemp(t.M * t.N, DType::F32);
+  forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { writeTile(out, i, b_.CreateLoad(f32(), slot)); });
   barrier();
   return out;
+}
+
+// `acc += mma(a, b)` (or mma_nt) on the matrix instruction, onto an f32 tile local of the
+// product's shape that the operands do not read: the accumulators start from acc and go back to
+// it, without the product's own tile.
+bool TileGen::accumulatesMma(const Stmt& s) {
+  if (s.kind != StmtKind::Assign || s.assign != ir::AssignOp::Add || !s.value) return false;
+  const Expr& v = *s.value;
+  if (v.kind != ExprKind::Mma && v.kind != ExprKind::MmaNt) return false;
+  const auto& L = fn_.locals.at(size_t(s.slot));
+  if (L.dtype != DType::F32 || L.shape != v.shape || reads(v, s.slot)) return false;
+  return mmaTiling(v).has_value();
+}
+
+// A loop whose body is one such accumulation keeps acc's accumulators in registers for the whole
+// loop: each iteration stages its operands (in two buffers used in turn, so one barrier an
+// iteration orders the staging after the previous iteration's products), frees its ring slots
+// and runs its k steps. acc is read before the loop and written after it.
+bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
+  if (loopStmt.body.size() != 1 || !accumulatesMma(*loopStmt.body[0])) return false;
+  const Stmt& s = *loopStmt.body[0];
+  const MmaTiling t = *mmaTiling(*s.value);
+  if (t.stripsPerWarp * t.blocks * t.perBlock > kMaxLaneAccumulators) return false;
+  V lo = convert(loopStmt.lo->dtype, DType::I32, scalar(*loopStmt.lo));
+  V hi = convert(loopStmt.hi->dtype, DType::I32, scalar(*loopStmt.hi));
+  const DType counter = fn_.locals.at(size_t(loopStmt.slot)).dtype;
+  TileRef acc = localTile(s.slot);
+  std::vector<llvm::AllocaInst*> slots = mmaAccumulatorSlots(t);
+  forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { b_.CreateStore(readTile(acc, i), slot); });
+  // The two staging buffers sit below every statement's temporaries for the loop's duration.
+  const int64_t buffers = localsEnd_, savedEnd = localsEnd_;
+  localsEnd_ += 2 * t.stagedBytes();
+  peak_ = std::max(peak_, localsEnd_ - SmemLayout::kTiles);
+  const std::vector<const Expr*> ahead = iterationLoads(loopStmt);
+  if (!ahead.empty()) when(b_.CreateICmpSLT(lo, hi), [&] { prefetchIteration(loopStmt, ahead, lo); });
+  loop(lo, hi, ci(loopStmt.step), [&](V i) {
+    if (!ahead.empty()) {
+      V next = b_.CreateAdd(i, ci(loopStmt.step));
+      when(b_.CreateICmpSLT(next, hi), [&] { prefetchIteration(loopStmt, ahead, next); });
+    }
+    writeScalarLocal(loopStmt.slot, convert(DType::I32, counter, i));
+    beginStatement();
+    std::vector<V> ring = acquireSlots(s);
+    for (const auto& o : s.value->operands) prepare(*o);
+    V turn = b_.CreateAnd(b_.CreateUDiv(b_.CreateSub(i, lo), ci(loopStmt.step)), ci(1));
+    V base = smemPtr(env_, b_.CreateAdd(ci(buffers), b_.CreateMul(turn, ci(t.stagedBytes()))));
+    Target::MmaOperands ops = stageMma(*s.value, t, base);  // ends with a barrier
+    finishStatement(ring);
+    accumulateMma(t, ops, slots);
+  });
+  localsEnd_ = savedEnd;
+  beginStatement();
+  forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { writeTile(acc, i, b_.CreateLoad(f32(), slot)); });
+  barrier();
+  return true;
+}
+
+// The same accumulation as a statement of its own.
+void TileGen::accumulateMmaStatement(const Stmt& s, const std::vector<V>& ring) {
+  const MmaTiling t = *mmaTiling(*s.value);
+  TileRef acc = localTile(s.slot);
+  for (const auto& o : s.value->operands) prepare(*o);
+  std::vector<llvm::AllocaInst*> slots = mmaAccumulatorSlots(t);
+  forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { b_.CreateStore(readTile(acc, i), slot); });
+  V staged = tilePtr(top_);
+  top_ += t.stagedBytes();
+  peak_ = std::max(peak_, top_ - SmemLayout::kTiles);
+  Target::MmaOperands ops = stageMma(*s.value, t, staged);
+  finishStatement(ring);
+  accumulateMma(t, ops, slots);
+  forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { writeTile(acc, i, b_.CreateLoad(f32(), slot)); });
+  barrier();
 }
 
 // Each operand is read M*N*K / (its size) times, so it is first written once into an f32
@@ -86,8 +222,7 @@ TileGen::TileRef TileGen::mma(const Expr& e) {
     unsupported(std::string(nt ? "mma_nt" : "mma") + " of shapes " + abi::shapeString(a.shape) + " and " +
                 abi::shapeString(b.shape));
   const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[nt ? 0 : 1];
-  if (a.dtype == b.dtype && env_.target->hasMma(a.dtype) && !ir::mmaMisfit(env_.target->arch(), M, N, K))
-    return matrixInstructionMma(a, b, nt, M, N, K);
+  if (auto t = mmaTiling(e)) return matrixInstructionMma(e, *t);
   bool staged = false;
   auto tileOf = [&](const Expr& x) -> TileRef {
     if (auto it = tiles_.find(&x); it != tiles_.end() && isFloat(it->second.dtype)) return it->second;

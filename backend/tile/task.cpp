@@ -90,7 +90,7 @@ void TileGen::statement(const Stmt& s) {
   switch (s.kind) {
     case StmtKind::For: {
       if (!s.lo || !s.hi || s.step <= 0) unsupported("a loop without bounds or with a step <= 0");
-      if (fusedRowdotLoop(s)) return;
+      if (fusedRowdotLoop(s) || mmaAccumulatingLoop(s)) return;
       V lo = convert(s.lo->dtype, DType::I32, scalar(*s.lo)), hi = convert(s.hi->dtype, DType::I32, scalar(*s.hi));
       const DType t = fn_.locals.at(size_t(s.slot)).dtype;
       const std::vector<const Expr*> ahead = iterationLoads(s);
@@ -133,6 +133,7 @@ void TileGen::statement(const Stmt& s) {
     finishStatement(slots);
     return;
   }
+  if (accumulatesMma(s)) return accumulateMmaStatement(s, slots);
   if (s.value) prepare(*s.value);
   bool tiles = false;
   switch (s.kind) {
@@ -199,15 +200,16 @@ bool TileGen::accumulatesRowdot(const Stmt& s) const {
   if (s.kind != StmtKind::Assign || s.assign != ir::AssignOp::Add || !s.value || s.value->kind != ExprKind::RowDot) return false;
   const auto& L = fn_.locals.at(size_t(s.slot));
   if (L.shape.empty() || L.dtype != DType::F32 || s.value->dtype != DType::F32 || L.shape != s.value->shape) return false;
-  std::function<bool(const Expr&)> reads = [&](const Expr& e) {
-    if (e.kind == ExprKind::Local && e.index == s.slot) return true;
-    for (const auto& o : e.operands)
-      if (o && reads(*o)) return true;
-    for (const auto& r : e.region)
-      if (r.start && reads(*r.start)) return true;
-    return false;
-  };
-  return !reads(*s.value);
+  return !reads(*s.value, s.slot);
+}
+
+bool TileGen::reads(const Expr& e, int slot) {
+  if (e.kind == ExprKind::Local && e.index == slot) return true;
+  for (const auto& o : e.operands)
+    if (o && reads(*o, slot)) return true;
+  for (const auto& r : e.region)
+    if (r.start && reads(*r.start, slot)) return true;
+  return false;
 }
 
 BinaryOp TileGen::compound(ir::AssignOp a) {

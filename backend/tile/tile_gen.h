@@ -161,8 +161,31 @@ class TileGen {
   TileRef coldot(const Expr& e);
 
   // --- Mma and mma_nt (mma.cpp) ---------------------------------------------------------------
+  // How a product on the matrix instruction is dealt out: its output in strips of `blocks`
+  // instruction blocks side by side, round-robin over the warps (stripsPerWarp each at most).
+  struct MmaTiling {
+    bool nt = false;
+    int64_t M = 0, N = 0, K = 0;
+    int64_t ld = 0;  // elements per staged row
+    ir::MmaShape shape{};
+    int blocks = 1, stripsPerWarp = 0, perBlock = 0;
+    int64_t stripsAcross = 0, strips = 0;
+    int64_t stagedBytes() const;
+  };
+  // Accumulators a lane may hold across an accumulating loop.
+  static constexpr int kMaxLaneAccumulators = 64;
   TileRef mma(const Expr& e);
-  TileRef matrixInstructionMma(const Expr& a, const Expr& b, bool nt, int64_t M, int64_t N, int64_t K);
+  std::optional<MmaTiling> mmaTiling(const Expr& e);  // nullopt: the scalar lowering
+  Target::MmaOperands stageMma(const Expr& e, const MmaTiling& t, V base);
+  std::vector<llvm::AllocaInst*> mmaAccumulatorSlots(const MmaTiling& t);
+  void forEachMmaStrip(const MmaTiling& t, const std::function<void(int j, V m0, V n0)>& body);
+  void forEachMmaAccumulator(const MmaTiling& t, const std::vector<llvm::AllocaInst*>& slots,
+                             const std::function<void(V element, llvm::AllocaInst* slot)>& visit);
+  void accumulateMma(const MmaTiling& t, const Target::MmaOperands& ops, const std::vector<llvm::AllocaInst*>& slots);
+  TileRef matrixInstructionMma(const Expr& e, const MmaTiling& t);
+  bool accumulatesMma(const Stmt& s);
+  bool mmaAccumulatingLoop(const Stmt& loopStmt);
+  void accumulateMmaStatement(const Stmt& s, const std::vector<V>& ringSlots);
 
   // --- The streamed matvec loop (matvec.cpp) --------------------------------------------------
   struct VectorSource {
@@ -186,6 +209,7 @@ class TileGen {
 
   // --- Statements (task.cpp) ------------------------------------------------------------------
   static bool readsShifted(const Expr& e, int slot, bool shifted);
+  static bool reads(const Expr& e, int slot);  // whether `e` reads local `slot` at all
   void beginStatement();
   void block(const ir::Block& stmts);
   void statement(const Stmt& s);

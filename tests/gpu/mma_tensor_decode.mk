@@ -1,10 +1,13 @@
 // The GPU check of mma and mma_nt on the matrix instruction (scripts/gpu-check.sh `mma-tc`):
 // tests/gpu/mma_decode.mk's step on shapes that are multiples of every target's block (16 x 8 x 16
-// on NVPTX, 16 x 16 x 16 on AMDGPU), so both products run on tensor cores: `up` with f16 operands,
-// `down` with bf16 ones, 32 rows (two 16-row strips), outputs 16 and 32 columns wide (strips of
-// two and four blocks), K = 64 and 48. Every step's logits are compared with the CPU
-// interpreter's, within the bound of a different summation order (docs/language.md, "Matrix
-// products").
+// on NVPTX, 16 x 16 x 16 on AMDGPU), so every product runs on tensor cores, in each of the three
+// forms the lowering has (backend/tile/mma.cpp):
+// - `up`: an accumulating loop, `acc += mma(...)` over four k chunks of 32, f16 operands, the
+//   accumulators in registers for the whole loop;
+// - `mid`: a plain product, bf16, into a tile of its own;
+// - `down`: `acc += mma_nt(...)` as one statement, bf16, strips of two and four blocks.
+// 32 rows (two 16-row strips). Every step's logits are compared with the CPU interpreter's, within
+// the bound of a different summation order (docs/language.md, "Matrix products").
 import std.embed;
 
 op append<S, D>(x: f32[D], pos: i32, cache: inout f32[S, D]) -> ()
@@ -12,16 +15,27 @@ op append<S, D>(x: f32[D], pos: i32, cache: inout f32[S, D]) -> ()
     store cache[pos, 0 : +D] = load x[0 : +D];
 }
 
-// h = cache u: [S, D] x [D, E] in f16, E / R tasks of R columns.
-op up<S, D, E, R = 16>(cache: f32[S, D], u: f16[D, E]) -> h: f32[S, E]
+// h = cache u: [S, D] x [D, E] in f16, E / R tasks of R columns, K in chunks of KC.
+op up<S, D, E, R = 16, KC = 32>(cache: f32[S, D], u: f16[D, E]) -> h: f32[S, E]
     tasks t in E / R {
-    store h[0 : +S, t * R : +R] = mma((load cache[0 : +S, 0 : +D]) as f16, load u[0 : +D, t * R : +R]);
+    var acc: f32[S, R];
+    for k in 0 .. D by KC {
+        acc += mma((load cache[0 : +S, k : +KC]) as f16, load u[k : +KC, t * R : +R]);
+    }
+    store h[0 : +S, t * R : +R] = acc;
 }
 
-// logits[n] = sum over s of (h w^T)[s, n]: [S, E] x [V, E]^T in bf16, V / R tasks.
-op down<S, E, V, R = 32>(h: f32[S, E], w: bf16[V, E]) -> y: f32[V]
+// g = h m: [S, E] x [E, F] in bf16.
+op mid<S, E, F, R = 32>(h: f32[S, E], m: bf16[E, F]) -> g: f32[S, F]
+    tasks t in F / R {
+    store g[0 : +S, t * R : +R] = mma((load h[0 : +S, 0 : +E]) as bf16, load m[0 : +E, t * R : +R]);
+}
+
+// logits[n] = sum over s of (g w^T)[s, n]: [S, F] x [V, F]^T in bf16, V / R tasks.
+op down<S, F, V, R = 32>(g: f32[S, F], w: bf16[V, F]) -> y: f32[V]
     tasks t in V / R {
-    let p = mma_nt((load h[0 : +S, 0 : +E]) as bf16, load w[t * R : +R, 0 : +E]);
+    var p: f32[S, R];
+    p += mma_nt((load g[0 : +S, 0 : +F]) as bf16, load w[t * R : +R, 0 : +F]);
     var acc: f32[R];
     for s in 0 .. S {
         acc += p[s, 0 : +R];
@@ -31,20 +45,23 @@ op down<S, E, V, R = 32>(h: f32[S, E], w: bf16[V, E]) -> y: f32[V]
 
 config small {
     vocab = 64;
-    dim = 64;
+    dim = 128;
     inner = 48;
+    feats = 32;
     seq = 32;
 }
 
 weight embed_w: bf16[vocab, dim] = "embed.weight";
 weight u: f16[dim, inner] = "u.weight";
-weight w: bf16[vocab, inner] = "w.weight";
+weight m: bf16[inner, feats] = "m.weight";
+weight w: bf16[vocab, feats] = "w.weight";
 state cache: f32[seq, dim];
 
 step decode(token: i32, pos: i32) -> (logits: f32[vocab]) {
     let x = embed(embed_w, token, C = 8);
     append(x, pos, cache);
     let h = up(cache, u);
-    let logits = down(h, w);
+    let g = mid(h, m);
+    let logits = down(g, w);
     return (logits);
 }
