@@ -21,12 +21,12 @@
 #                                  step) and the interpreter's logits for it (random weights 7)
 #   mma_tc.ptx, mma_tc.meta.json, mma_tc_cpu.npy  the same for tests/gpu/mma_tensor_decode.mk (on
 #                                  the matrix instruction)
-#   mma_proj_CONFIG.ptx, .meta.json  bench/mma/proj.mk per config (scripts/bench_mma.py)
+#   mma_proj_CONFIG_TILE.ptx, .meta.json  bench/mma/proj.mk per config and tile (scripts/bench_mma.py)
 #   PREPARED.txt                   git revision, tool versions, sha256 of every file
 #
 #   bash scripts/gpu-prepare.sh            # then: device run `bash scripts/gpu-check.sh`, carry build-gpu
 #
-# Environment: BUILD (default build), OUT_DIR (default build-gpu), DROP_TASK (default 5).
+# Environment: BUILD (default build), OUT_DIR (default build-gpu), DROP_TASK (default 5), MMA_TILES.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -106,9 +106,12 @@ echo "$MKDSL run tests/gpu/mma_decode.mk --device cpu --random-weights 7 --token
   --dump-logits "$G/mma_cpu.npy"
 echo "$MMA_TOKENS" > "$G/mma_tokens.txt"
 build mma_tc tests/gpu/mma_tensor_decode.mk
-# scripts/bench_mma.py's kernels (gpu-check.sh's bench-mma): one per config of bench/mma/proj.mk.
+# scripts/bench_mma.py's kernels (gpu-check.sh's bench-mma): each config of bench/mma/proj.mk at
+# each output tile of MMA_TILES (ROWSxCOLS, default "64x64 128x64").
 for c in $(sed -nE 's/^config ([A-Za-z_][A-Za-z0-9_]*).*/\1/p' bench/mma/proj.mk); do
-  build "mma_proj_$c" bench/mma/proj.mk --config "$c"
+  for tile in ${MMA_TILES:-64x64 128x64}; do
+    build "mma_proj_${c}_$tile" bench/mma/proj.mk --config "$c" --set "rows=${tile%x*}" --set "cols=${tile#*x}"
+  done
 done
 echo "$MKDSL run tests/gpu/mma_tensor_decode.mk --device cpu --random-weights 7 --tokens $MMA_TOKENS --max-new 0 --dump-logits $G/mma_tc_cpu.npy"
 "$MKDSL" run tests/gpu/mma_tensor_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \

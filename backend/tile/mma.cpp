@@ -59,14 +59,31 @@ Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base)
   auto put16 = [&](V at, V row, V col, V x) {
     storeStorage(dt, b_.CreateGEP(b_.getInt16Ty(), at, b_.CreateAdd(b_.CreateMul(row, ci(t.ld)), col)), x);
   };
+  // A streamed operand of the staged dtype is in its ring slot already, row-major (loader.cpp):
+  // copied 16 bytes at a time.
+  auto copyRows = [&](const Expr& x, V dst, int64_t rows) {
+    auto it = ring_.find(&x);
+    if (it == ring_.end() || x.kind != ExprKind::Load || tensorOf(x.index).dtype != dt || t.K % 8 != 0) return false;
+    const int64_t per = t.K / 8;
+    auto* v4 = llvm::FixedVectorType::get(i32(), 4);
+    auto offset = [&](V i, int64_t rowElems) {
+      return b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(i, ci(per)), ci(rowElems)), b_.CreateMul(b_.CreateURem(i, ci(per)), ci(8)));
+    };
+    forEachElement(rows * per, [&](V i) {
+      return b_.CreateAlignedLoad(v4, b_.CreateGEP(b_.getInt16Ty(), it->second, offset(i, t.K)), llvm::Align(16));
+    }, [&](V i, V x) { b_.CreateAlignedStore(x, b_.CreateGEP(b_.getInt16Ty(), dst, offset(i, t.ld)), llvm::Align(16)); });
+    return true;
+  };
   const int64_t K = t.K;
-  forEachElement(t.M * K, [&](V i) { return elem(a, i); },
-                 [&](V i, V x) { put16(sa, b_.CreateUDiv(i, ci(K)), b_.CreateURem(i, ci(K)), x); });
+  if (!copyRows(a, sa, t.M))
+    forEachElement(t.M * K, [&](V i) { return elem(a, i); },
+                   [&](V i, V x) { put16(sa, b_.CreateUDiv(i, ci(K)), b_.CreateURem(i, ci(K)), x); });
   const int64_t bCols = t.nt ? K : t.N;
-  forEachElement(t.N * K, [&](V i) { return elem(b, i); }, [&](V i, V x) {
-    V r = b_.CreateUDiv(i, ci(bCols)), c = b_.CreateURem(i, ci(bCols));
-    put16(sb, t.nt ? r : c, t.nt ? c : r, x);
-  });
+  if (!t.nt || !copyRows(b, sb, t.N))
+    forEachElement(t.N * K, [&](V i) { return elem(b, i); }, [&](V i, V x) {
+      V r = b_.CreateUDiv(i, ci(bCols)), c = b_.CreateURem(i, ci(bCols));
+      put16(sb, t.nt ? r : c, t.nt ? c : r, x);
+    });
   barrier();
   return {dt, sa, t.ld, sb, t.ld};
 }
