@@ -132,12 +132,12 @@ class Target {
   virtual std::pair<llvm::Value*, llvm::Value*> mmaAccumulatorAt(Builder&, llvm::Value* /*lane*/, int /*j*/) const {
     noMma();
   }
-  // One k step: for each of `blocks` blocks side by side (rows m0 .. m0 + m, columns n0 + i * n
-  // .. n0 + (i + 1) * n), acc[i * mmaAccumulators() + j] += its part of a[rows, k0 .. k0 + k]
-  // b[columns, k0 .. k0 + k]^T. Every lane of the warp calls it with the same m0, n0 and k0;
-  // `lane` is the thread id modulo warpSize().
+  // One k step over a warp tile of mBlocks x nBlocks blocks (rows m0 + i * m .., columns
+  // n0 + j * n ..): acc[(i * nBlocks + j) * mmaAccumulators() + q] += its part of
+  // a[rows, k0 .. k0 + k] b[columns, k0 .. k0 + k]^T, each fragment loaded once. Every lane of the
+  // warp calls it with the same m0, n0 and k0; `lane` is the thread id modulo warpSize().
   virtual void mmaStep(Builder&, const MmaOperands& /*ops*/, llvm::Value* /*lane*/, llvm::Value* /*m0*/,
-                       llvm::Value* /*n0*/, llvm::Value* /*k0*/, int /*blocks*/,
+                       llvm::Value* /*n0*/, llvm::Value* /*k0*/, int /*mBlocks*/, int /*nBlocks*/,
                        std::vector<llvm::Value*>& /*acc*/) const {
     noMma();
   }

@@ -107,9 +107,9 @@ echo "$MKDSL run tests/gpu/mma_decode.mk --device cpu --random-weights 7 --token
 echo "$MMA_TOKENS" > "$G/mma_tokens.txt"
 build mma_tc tests/gpu/mma_tensor_decode.mk
 # scripts/bench_mma.py's kernels (gpu-check.sh's bench-mma): each config of bench/mma/proj.mk at
-# each output tile of MMA_TILES (ROWSxCOLS, default "64x64 128x64").
+# each output tile of MMA_TILES (ROWSxCOLS, default "64x64 128x64 64x128 128x128").
 for c in $(sed -nE 's/^config ([A-Za-z_][A-Za-z0-9_]*).*/\1/p' bench/mma/proj.mk); do
-  for tile in ${MMA_TILES:-64x64 128x64}; do
+  for tile in ${MMA_TILES:-64x64 128x64 64x128 128x128}; do
     build "mma_proj_${c}_$tile" bench/mma/proj.mk --config "$c" --set "rows=${tile%x*}" --set "cols=${tile#*x}"
   done
 done

@@ -181,9 +181,9 @@ class AmdgpuTarget final : public Target {
   std::pair<Value*, Value*> mmaAccumulatorAt(Builder& b, Value* lane, int j) const override {
     return amdgpu::mfmaAccumulatorAt(b, lane, j);
   }
-  void mmaStep(Builder& b, const MmaOperands& ops, Value* lane, Value* m0, Value* n0, Value* k0, int blocks,
-               std::vector<Value*>& acc) const override {
-    amdgpu::mfmaStep(b, ops, lane, m0, n0, k0, blocks, acc);
+  void mmaStep(Builder& b, const MmaOperands& ops, Value* lane, Value* m0, Value* n0, Value* k0, int mBlocks,
+               int nBlocks, std::vector<Value*>& acc) const override {
+    amdgpu::mfmaStep(b, ops, lane, m0, n0, k0, mBlocks, nBlocks, acc);
   }
 
  private:

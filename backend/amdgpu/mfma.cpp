@@ -30,23 +30,28 @@ std::pair<Value*, Value*> mfmaAccumulatorAt(Builder& b, Value* lane, int j) {
   return {b.CreateAdd(b.CreateShl(b.CreateLShr(lane, 4), 2), b.getInt32(j)), b.CreateAnd(lane, 15)};
 }
 
-void mfmaStep(Builder& b, const Target::MmaOperands& ops, Value* lane, Value* m0, Value* n0, Value* k0, int blocks,
-              std::vector<Value*>& acc) {
+void mfmaStep(Builder& b, const Target::MmaOperands& ops, Value* lane, Value* m0, Value* n0, Value* k0, int mBlocks,
+              int nBlocks, std::vector<Value*>& acc) {
   Value* i = b.CreateAnd(lane, 15);
   Value* k = b.CreateAdd(k0, b.CreateShl(b.CreateLShr(lane, 4), 2));
-  Value* a = loadFour(b, ops.dtype, ops.a, ops.lda, b.CreateAdd(m0, i), k);
+  std::vector<Value*> a, bv;
+  for (int r = 0; r < mBlocks; ++r)
+    a.push_back(loadFour(b, ops.dtype, ops.a, ops.lda, b.CreateAdd(m0, b.CreateAdd(i, b.getInt32(r * kM))), k));
+  for (int c = 0; c < nBlocks; ++c)
+    bv.push_back(loadFour(b, ops.dtype, ops.b, ops.ldb, b.CreateAdd(n0, b.CreateAdd(i, b.getInt32(c * kN))), k));
   const auto id = ops.dtype == DType::BF16 ? llvm::Intrinsic::amdgcn_mfma_f32_16x16x16bf16_1k
                                            : llvm::Intrinsic::amdgcn_mfma_f32_16x16x16f16;
   auto* f32x4 = llvm::FixedVectorType::get(b.getFloatTy(), 4);
-  for (int blk = 0; blk < blocks; ++blk) {
-    Value* bv = loadFour(b, ops.dtype, ops.b, ops.ldb, b.CreateAdd(n0, b.CreateAdd(i, b.getInt32(blk * kN))), k);
-    const size_t first = size_t(blk * mfmaAccumulators());
-    Value* c = llvm::PoisonValue::get(f32x4);
-    for (int j = 0; j < mfmaAccumulators(); ++j) c = b.CreateInsertElement(c, acc[first + size_t(j)], uint64_t(j));
-    // cbsz, abid, blgp = 0: no broadcast between blocks or lane groups.
-    Value* d = b.CreateIntrinsic(id, {}, {a, bv, c, b.getInt32(0), b.getInt32(0), b.getInt32(0)});
-    for (int j = 0; j < mfmaAccumulators(); ++j) acc[first + size_t(j)] = b.CreateExtractElement(d, uint64_t(j));
-  }
+  const int per = mfmaAccumulators();
+  for (int r = 0; r < mBlocks; ++r)
+    for (int c = 0; c < nBlocks; ++c) {
+      const size_t first = size_t((r * nBlocks + c) * per);
+      Value* cv = llvm::PoisonValue::get(f32x4);
+      for (int q = 0; q < per; ++q) cv = b.CreateInsertElement(cv, acc[first + size_t(q)], uint64_t(q));
+      // cbsz, abid, blgp = 0: no broadcast between blocks or lane groups.
+      Value* d = b.CreateIntrinsic(id, {}, {a[size_t(r)], bv[size_t(c)], cv, b.getInt32(0), b.getInt32(0), b.getInt32(0)});
+      for (int q = 0; q < per; ++q) acc[first + size_t(q)] = b.CreateExtractElement(d, uint64_t(q));
+    }
 }
 
 }  // namespace mk::backend::amdgpu

@@ -9,6 +9,6 @@ namespace mk::backend::amdgpu {
 int mfmaAccumulators();
 std::pair<llvm::Value*, llvm::Value*> mfmaAccumulatorAt(Builder& b, llvm::Value* lane, int j);
 void mfmaStep(Builder& b, const Target::MmaOperands& ops, llvm::Value* lane, llvm::Value* m0, llvm::Value* n0,
-              llvm::Value* k0, int blocks, std::vector<llvm::Value*>& acc);
+              llvm::Value* k0, int mBlocks, int nBlocks, std::vector<llvm::Value*>& acc);
 
 }  // namespace mk::backend::amdgpu

@@ -35,30 +35,36 @@ std::pair<Value*, Value*> mmaSyncAccumulatorAt(Builder& b, Value* lane, int j) {
   return {b.CreateAdd(g, b.getInt32(8 * (j >> 1))), b.CreateAdd(b.CreateShl(t, 1), b.getInt32(j & 1))};
 }
 
-void mmaSyncStep(Builder& b, const Target::MmaOperands& ops, Value* lane, Value* m0, Value* n0, Value* k0, int blocks,
-                 std::vector<Value*>& acc) {
+void mmaSyncStep(Builder& b, const Target::MmaOperands& ops, Value* lane, Value* m0, Value* n0, Value* k0, int mBlocks,
+                 int nBlocks, std::vector<Value*>& acc) {
   Value* g = b.CreateLShr(lane, 2);
   Value* k = b.CreateAdd(k0, b.CreateShl(b.CreateAnd(lane, 3), 1));
   Value* k8 = b.CreateAdd(k, b.getInt32(8));
-  Value* rowA = b.CreateAdd(m0, g);
-  Value* rowA8 = b.CreateAdd(rowA, b.getInt32(8));
-  std::vector<Value*> a = {loadWord(b, ops.a, ops.lda, rowA, k), loadWord(b, ops.a, ops.lda, rowA8, k),
-                           loadWord(b, ops.a, ops.lda, rowA, k8), loadWord(b, ops.a, ops.lda, rowA8, k8)};
   const bool bf16 = ops.dtype == DType::BF16;
   // The f16 form takes its operand words as <2 x half>.
   auto word = [&](Value* w) { return bf16 ? w : b.CreateBitCast(w, llvm::FixedVectorType::get(b.getHalfTy(), 2)); };
-  for (Value*& w : a) w = word(w);
-  const auto id = bf16 ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16 : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32;
-  for (int i = 0; i < blocks; ++i) {
-    Value* col = b.CreateAdd(n0, b.CreateAdd(g, b.getInt32(i * kN)));
-    std::vector<Value*> args = a;
-    args.push_back(word(loadWord(b, ops.b, ops.ldb, col, k)));
-    args.push_back(word(loadWord(b, ops.b, ops.ldb, col, k8)));
-    const size_t first = size_t(i * mmaSyncAccumulators());
-    for (int j = 0; j < mmaSyncAccumulators(); ++j) args.push_back(acc[first + size_t(j)]);
-    Value* d = b.CreateIntrinsic(id, {}, args);
-    for (int j = 0; j < mmaSyncAccumulators(); ++j) acc[first + size_t(j)] = b.CreateExtractValue(d, {unsigned(j)});
+  std::vector<std::vector<Value*>> a(static_cast<size_t>(mBlocks)), bw(static_cast<size_t>(nBlocks));
+  for (int i = 0; i < mBlocks; ++i) {
+    Value* row = b.CreateAdd(m0, b.CreateAdd(g, b.getInt32(i * kM)));
+    Value* row8 = b.CreateAdd(row, b.getInt32(8));
+    for (auto [r, c] : {std::pair{row, k}, {row8, k}, {row, k8}, {row8, k8}})
+      a[size_t(i)].push_back(word(loadWord(b, ops.a, ops.lda, r, c)));
   }
+  for (int j = 0; j < nBlocks; ++j) {
+    Value* col = b.CreateAdd(n0, b.CreateAdd(g, b.getInt32(j * kN)));
+    bw[size_t(j)] = {word(loadWord(b, ops.b, ops.ldb, col, k)), word(loadWord(b, ops.b, ops.ldb, col, k8))};
+  }
+  const auto id = bf16 ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16 : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32;
+  const int per = mmaSyncAccumulators();
+  for (int i = 0; i < mBlocks; ++i)
+    for (int j = 0; j < nBlocks; ++j) {
+      std::vector<Value*> args = a[size_t(i)];
+      args.insert(args.end(), bw[size_t(j)].begin(), bw[size_t(j)].end());
+      const size_t first = size_t((i * nBlocks + j) * per);
+      for (int q = 0; q < per; ++q) args.push_back(acc[first + size_t(q)]);
+      Value* d = b.CreateIntrinsic(id, {}, args);
+      for (int q = 0; q < per; ++q) acc[first + size_t(q)] = b.CreateExtractValue(d, {unsigned(q)});
+    }
 }
 
 }  // namespace mk::backend::nvptx

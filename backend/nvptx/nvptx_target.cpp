@@ -154,9 +154,9 @@ class NvptxTarget final : public Target {
   std::pair<Value*, Value*> mmaAccumulatorAt(Builder& b, Value* lane, int j) const override {
     return nvptx::mmaSyncAccumulatorAt(b, lane, j);
   }
-  void mmaStep(Builder& b, const MmaOperands& ops, Value* lane, Value* m0, Value* n0, Value* k0, int blocks,
-               std::vector<Value*>& acc) const override {
-    nvptx::mmaSyncStep(b, ops, lane, m0, n0, k0, blocks, acc);
+  void mmaStep(Builder& b, const MmaOperands& ops, Value* lane, Value* m0, Value* n0, Value* k0, int mBlocks,
+               int nBlocks, std::vector<Value*>& acc) const override {
+    nvptx::mmaSyncStep(b, ops, lane, m0, n0, k0, mBlocks, nBlocks, acc);
   }
 
   void prefetchLine(Builder& b, Value* ptr) const override {

@@ -2,7 +2,7 @@
 // - on the target's matrix instruction (Target::mmaStep: mma.sync m16n8k16 on NVPTX, MFMA
 //   16x16x16 on AMDGPU) where the operands are bf16 or f16 and the shape is a multiple of its
 //   block (ir::mmaMisfit): the operands are staged in shared memory at their 16-bit dtype, k
-//   contiguous, and each warp (wave) keeps the accumulators of its output blocks in registers
+//   contiguous, and each warp (wave) keeps the accumulators of its output tiles in registers
 //   over all of K;
 // - otherwise on CUDA cores / VALU, every target alike (f32 operands, any shape).
 // Both are in today's value model: the result is an f32 shared-memory tile.
@@ -30,19 +30,25 @@ std::optional<TileGen::MmaTiling> TileGen::mmaTiling(const Expr& e) {
   if ((nt ? b.shape[1] : b.shape[0]) != t.K || ir::mmaMisfit(tg.arch(), t.M, t.N, t.K)) return std::nullopt;
   t.shape = tg.arch().mma;
   t.ld = t.K + 8;
-  // Strips of `blocks` blocks side by side share each k step's a fragment; the widest strip that
-  // still gives every warp one, else single blocks (the most strips).
-  const int warps = T() / tg.warpSize();
+  // Each warp takes tiles of mb x nb blocks: a k step loads mb a fragments and nb b fragments
+  // for mb * nb products, so the larger and squarer the tile, the fewer shared-memory bytes a
+  // product reads. The largest tile that still gives every warp one and holds at most
+  // kMaxTileAccumulators a lane; single blocks (the most tiles) when none does.
+  const int warps = T() / tg.warpSize(), perBlock = tg.mmaAccumulators();
   const int64_t across = t.N / t.shape.n, down = t.M / t.shape.m;
-  t.blocks = 1;
-  for (int w : {4, 2})
-    if (across % w == 0 && down * (across / w) >= warps) {
-      t.blocks = w;
-      break;
+  double best = 0;
+  for (int mb : {1, 2, 4})
+    for (int nb : {1, 2, 4, 8}) {
+      if (down % mb || across % nb || mb * nb * perBlock > kMaxTileAccumulators) continue;
+      if ((down / mb) * (across / nb) < warps && mb * nb > 1) continue;
+      // Area first; among equal areas the squarer, then the wider (an mma.sync a fragment is
+      // twice a b fragment).
+      const double score = mb * nb * 4.0 - (1.0 / mb + 1.0 / nb) + nb * 1e-3;
+      if (score > best) best = score, t.mb = mb, t.nb = nb;
     }
-  t.stripsAcross = across / t.blocks;
-  t.strips = down * t.stripsAcross;
-  t.stripsPerWarp = int((t.strips + warps - 1) / warps);
+  t.tilesAcross = across / t.nb;
+  t.tiles = (down / t.mb) * t.tilesAcross;
+  t.tilesPerWarp = int((t.tiles + warps - 1) / warps);
   t.perBlock = tg.mmaAccumulators();
   return t;
 }
@@ -88,56 +94,59 @@ Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base)
   return {dt, sa, t.ld, sb, t.ld};
 }
 
-// Strip j of this warp is strip warp + j * warps, when there is one; accumulator (j, i) of a lane
-// sits at slot (j * blocks * perBlock + i).
+// Tile j of this warp is tile warp + j * warps, when there is one; accumulator q of block (r, c)
+// of it sits at slot ((j * mb + r) * nb + c) * perBlock + q.
 std::vector<llvm::AllocaInst*> TileGen::mmaAccumulatorSlots(const MmaTiling& t) {
   std::vector<llvm::AllocaInst*> slots;
-  for (int j = 0; j < t.stripsPerWarp * t.blocks * t.perBlock; ++j) slots.push_back(entryAlloca(f32()));
+  for (int j = 0; j < t.tilesPerWarp * t.mb * t.nb * t.perBlock; ++j) slots.push_back(entryAlloca(f32()));
   return slots;
 }
 
-void TileGen::forEachMmaStrip(const MmaTiling& t, const std::function<void(int j, V m0, V n0)>& body) {
+void TileGen::forEachMmaTile(const MmaTiling& t, const std::function<void(int j, V m0, V n0)>& body) {
   const int ws = env_.target->warpSize(), warps = T() / ws;
   V warp = b_.CreateUDiv(env_.tid, ci(ws));
-  for (int j = 0; j < t.stripsPerWarp; ++j) {
+  for (int j = 0; j < t.tilesPerWarp; ++j) {
     V s = b_.CreateAdd(warp, ci(int64_t(j) * warps));
-    auto strip = [&] {
-      V m0 = b_.CreateMul(b_.CreateUDiv(s, ci(t.stripsAcross)), ci(t.shape.m));
-      V n0 = b_.CreateMul(b_.CreateURem(s, ci(t.stripsAcross)), ci(int64_t(t.shape.n) * t.blocks));
+    auto tile = [&] {
+      V m0 = b_.CreateMul(b_.CreateUDiv(s, ci(t.tilesAcross)), ci(int64_t(t.shape.m) * t.mb));
+      V n0 = b_.CreateMul(b_.CreateURem(s, ci(t.tilesAcross)), ci(int64_t(t.shape.n) * t.nb));
       body(j, m0, n0);
     };
-    if (int64_t(j + 1) * warps <= t.strips) strip();  // every warp has strip j
-    else when(b_.CreateICmpULT(s, ci(t.strips)), strip);
+    if (int64_t(j + 1) * warps <= t.tiles) tile();  // every warp has tile j
+    else when(b_.CreateICmpULT(s, ci(t.tiles)), tile);
   }
 }
 
 void TileGen::forEachMmaAccumulator(const MmaTiling& t, const std::vector<llvm::AllocaInst*>& slots,
                                     const std::function<void(V element, llvm::AllocaInst* slot)>& visit) {
   V lane = b_.CreateURem(env_.tid, ci(env_.target->warpSize()));
-  forEachMmaStrip(t, [&](int j, V m0, V n0) {
-    for (int blk = 0; blk < t.blocks; ++blk)
-      for (int q = 0; q < t.perBlock; ++q) {
-        auto [r, c] = env_.target->mmaAccumulatorAt(b_, lane, q);
-        V col = b_.CreateAdd(b_.CreateAdd(n0, ci(int64_t(blk) * t.shape.n)), c);
-        visit(b_.CreateAdd(b_.CreateMul(b_.CreateAdd(m0, r), ci(t.N)), col),
-              slots[size_t((j * t.blocks + blk) * t.perBlock + q)]);
-      }
+  forEachMmaTile(t, [&](int j, V m0, V n0) {
+    for (int r = 0; r < t.mb; ++r)
+      for (int c = 0; c < t.nb; ++c)
+        for (int q = 0; q < t.perBlock; ++q) {
+          auto [row, col] = env_.target->mmaAccumulatorAt(b_, lane, q);
+          row = b_.CreateAdd(b_.CreateAdd(m0, ci(int64_t(r) * t.shape.m)), row);
+          col = b_.CreateAdd(b_.CreateAdd(n0, ci(int64_t(c) * t.shape.n)), col);
+          visit(b_.CreateAdd(b_.CreateMul(row, ci(t.N)), col), slots[size_t(((j * t.mb + r) * t.nb + c) * t.perBlock + q)]);
+        }
   });
 }
 
-// acc += a b^T over all of K for this warp's strips, the accumulators in registers (the slots are
+// acc += a b^T over all of K for this warp's tiles, the accumulators in registers (the slots are
 // entry allocas, which LLVM promotes).
 void TileGen::accumulateMma(const MmaTiling& t, const Target::MmaOperands& ops,
                             const std::vector<llvm::AllocaInst*>& slots) {
   V lane = b_.CreateURem(env_.tid, ci(env_.target->warpSize()));
-  forEachMmaStrip(t, [&](int j, V m0, V n0) {
-    const size_t first = size_t(j * t.blocks * t.perBlock), count = size_t(t.blocks * t.perBlock);
+  forEachMmaTile(t, [&](int j, V m0, V n0) {
+    const size_t count = size_t(t.mb * t.nb * t.perBlock), first = size_t(j) * count;
+    // Two k steps unrolled: a fully unrolled chunk loads every step's fragments up front, and a
+    // 128 x 128 tile then spills on sm_90a (96 registers a thread with the loader warp).
     loop(ci(0), ci(t.K), ci(t.shape.k), [&](V k0) {
       std::vector<V> acc;
       for (size_t q = 0; q < count; ++q) acc.push_back(b_.CreateLoad(f32(), slots[first + q]));
-      env_.target->mmaStep(b_, ops, lane, m0, n0, k0, t.blocks, acc);
+      env_.target->mmaStep(b_, ops, lane, m0, n0, k0, t.mb, t.nb, acc);
       for (size_t q = 0; q < count; ++q) b_.CreateStore(acc[q], slots[first + q]);
-    });
+    }, /*unroll=*/2);
   });
 }
 
@@ -175,7 +184,7 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
   if (loopStmt.body.size() != 1 || !accumulatesMma(*loopStmt.body[0])) return false;
   const Stmt& s = *loopStmt.body[0];
   const MmaTiling t = *mmaTiling(*s.value);
-  if (t.stripsPerWarp * t.blocks * t.perBlock > kMaxLaneAccumulators) return false;
+  if (t.tilesPerWarp * t.mb * t.nb * t.perBlock > kMaxLaneAccumulators) return false;
   V lo = convert(loopStmt.lo->dtype, DType::I32, scalar(*loopStmt.lo));
   V hi = convert(loopStmt.hi->dtype, DType::I32, scalar(*loopStmt.hi));
   const DType counter = fn_.locals.at(size_t(loopStmt.slot)).dtype;

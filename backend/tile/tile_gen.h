@@ -161,24 +161,25 @@ class TileGen {
   TileRef coldot(const Expr& e);
 
   // --- Mma and mma_nt (mma.cpp) ---------------------------------------------------------------
-  // How a product on the matrix instruction is dealt out: its output in strips of `blocks`
-  // instruction blocks side by side, round-robin over the warps (stripsPerWarp each at most).
+  // How a product on the matrix instruction is dealt out: its output in tiles of mb x nb
+  // instruction blocks, round-robin over the warps (tilesPerWarp each at most).
   struct MmaTiling {
     bool nt = false;
     int64_t M = 0, N = 0, K = 0;
     int64_t ld = 0;  // elements per staged row
     ir::MmaShape shape{};
-    int blocks = 1, stripsPerWarp = 0, perBlock = 0;
-    int64_t stripsAcross = 0, strips = 0;
+    int mb = 1, nb = 1, tilesPerWarp = 0, perBlock = 0;
+    int64_t tilesAcross = 0, tiles = 0;
     int64_t stagedBytes() const;
   };
-  // Accumulators a lane may hold across an accumulating loop.
+  // Accumulators a lane may hold for one warp tile, and across an accumulating loop.
+  static constexpr int kMaxTileAccumulators = 32;
   static constexpr int kMaxLaneAccumulators = 64;
   TileRef mma(const Expr& e);
   std::optional<MmaTiling> mmaTiling(const Expr& e);  // nullopt: the scalar lowering
   Target::MmaOperands stageMma(const Expr& e, const MmaTiling& t, V base);
   std::vector<llvm::AllocaInst*> mmaAccumulatorSlots(const MmaTiling& t);
-  void forEachMmaStrip(const MmaTiling& t, const std::function<void(int j, V m0, V n0)>& body);
+  void forEachMmaTile(const MmaTiling& t, const std::function<void(int j, V m0, V n0)>& body);
   void forEachMmaAccumulator(const MmaTiling& t, const std::vector<llvm::AllocaInst*>& slots,
                              const std::function<void(V element, llvm::AllocaInst* slot)>& visit);
   void accumulateMma(const MmaTiling& t, const Target::MmaOperands& ops, const std::vector<llvm::AllocaInst*>& slots);
