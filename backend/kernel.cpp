@@ -12,6 +12,8 @@
 
 #include <cstring>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "backend/backend.h"
 #include "backend/codegen.h"
@@ -21,6 +23,9 @@ namespace mk::backend {
 
 MK_DIAGNOSTIC(BackendUnknownArch, Error, "unknown code architecture '{0}'; known: {1}", std::string, std::string);
 MK_DIAGNOSTIC(BackendUnsupported, Error, "cannot generate code for '{0}': {1}", std::string, std::string);
+MK_DIAGNOSTIC(BackendMmaScalar, Warning,
+              "this {0} of {1} operands runs element by element, not on the matrix instruction: {2}",
+              std::string, std::string, std::string);
 MK_DIAGNOSTIC(BackendSmem, Error,
               "'{0}' needs {1} bytes of shared memory for its tiles; a block of target '{2}' has {3}", std::string,
               int64_t, std::string, int64_t);
@@ -461,6 +466,11 @@ class KernelBuilder {
     env.timeout = k.entry.timeout;
     env.exit = k.exit;
     env.scalarSlots = &k.scalarSlots;
+    env.scalarMma = [this](const ir::Expr& e, const std::string& why) {
+      if (!scalarMmaReported_.insert({e.range.file, e.range.begin, e.range.end}).second) return;
+      diags_.emit(e.range, BackendMmaScalar, e.kind == ir::ExprKind::MmaNt ? "mma_nt" : "mma",
+                  std::string(dtypeName(e.operands.at(0)->dtype)), why);
+    };
   }
 
   // The arguments of the task's node, decoded from the node table.
@@ -700,6 +710,7 @@ class KernelBuilder {
   const Options& opt_;
   const Target& target_;
   DiagnosticEngine& diags_;
+  std::set<std::tuple<FileId, uint32_t, uint32_t>> scalarMmaReported_;  // places warned of (BackendMmaScalar)
   std::vector<Placement> place_;
   std::vector<Variant> variants_;
   std::vector<int> nodeVariant_;

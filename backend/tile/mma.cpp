@@ -249,6 +249,8 @@ TileGen::TileRef TileGen::mma(const Expr& e) {
                 abi::shapeString(b.shape));
   const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[nt ? 0 : 1];
   if (auto t = mmaTiling(e)) return matrixInstructionMma(e, *t);
+  if (a.dtype == b.dtype && env_.target->hasMma(a.dtype) && env_.scalarMma)
+    if (auto why = ir::mmaMisfit(env_.target->arch(), M, N, K)) env_.scalarMma(e, *why);
   bool staged = false;
   auto tileOf = [&](const Expr& x) -> TileRef {
     if (auto it = tiles_.find(&x); it != tiles_.end() && isFloat(it->second.dtype)) return it->second;

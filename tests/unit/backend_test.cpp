@@ -300,3 +300,38 @@ TEST_CASE("backend: AMDGPU: more LDS than a workgroup has is an error, not a cra
                            "at most 65536 [E0963]") != std::string::npos,
                 diags);
 }
+
+// A product of T x 64 by 64 x 32, bf16: on the matrix instruction when T is a multiple of 16.
+std::string mmaProgram(int T) {
+  return "op up<T, D, E>(x: bf16[T, D], v: bf16[D, E]) -> h: f32[T, E]\n"
+         "    tasks t in 1 {\n"
+         "    store h[0 : +T, 0 : +E] = mma(load x[0 : +T, 0 : +D], load v[0 : +D, 0 : +E]);\n"
+         "}\n"
+         "weight x: bf16[" + std::to_string(T) + ", 64] = \"x\";\n"
+         "weight v: bf16[64, 32] = \"v\";\n"
+         "step decode(token: i32) -> (h: f32[" + std::to_string(T) + ", 32]) {\n"
+         "    let h = up(x, v);\n"
+         "    return (h);\n"
+         "}\n";
+}
+
+TEST_CASE("backend: a bf16 mma that does not fit the matrix instruction still builds, with a warning at the product") {
+  for (const char* arch : {"sm_90a", "gfx942"}) {
+    CAPTURE(arch);
+    std::string diags;
+    auto out = compileSource("mma.mk", mmaProgram(12), options(arch), &diags);
+    REQUIRE_MESSAGE(out, diags);
+    const std::string block = std::string(arch) == "gfx942" ? "(gfx942's MFMA 16x16x16)" : "(sm_90a's mma.sync m16n8k16)";
+    CHECK_MESSAGE(diags.find("mma.mk:3:31: warning: this mma of bf16 operands runs element by element, not on the matrix "
+                             "instruction: M = 12 is not a multiple of 16 " + block + " [E0964]") != std::string::npos,
+                  diags);
+    CHECK(count(diags, "[E0964]") == 1);  // once per place
+    // A shape that fits takes the instruction, without a word.
+    diags.clear();
+    out = compileSource("mma.mk", mmaProgram(16), options(arch), &diags);
+    REQUIRE_MESSAGE(out, diags);
+    CHECK_MESSAGE(diags.find("E0964") == std::string::npos, diags);
+    CHECK(out->artifact.assembly.find(std::string(arch) == "gfx942" ? "v_mfma_f32_16x16x16" : "mma.sync.aligned") !=
+          std::string::npos);
+  }
+}
