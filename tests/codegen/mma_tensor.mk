@@ -3,7 +3,8 @@
 // the target's block (mma.sync m16n8k16; MFMA 16x16x16), so every product here takes it. The
 // operands are staged in shared memory at 16 bits (32-bit ld.shared / 64-bit ds_read fragment loads)
 // and the accumulators stay in registers: no f32 fma of the scalar lowering is left (mma.mk has
-// that one, on shapes that do not fit). tests/codegen/mma_tensor_ptxas.mk assembles these kernels.
+// that one, on shapes that do not fit). The forms: plain products (up, down, side) and an
+// accumulating loop (acc_loop). tests/codegen/mma_tensor_ptxas.mk assembles these kernels.
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %FileCheck %s --check-prefix=PTX
 // RUN: %mkdsl build %s --emit=ptx --target sm_80 --stdlib %stdlib | %FileCheck %s --check-prefix=PTX
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %S/ptx_in_loop.sh 'mma\.sync\.aligned\.m16n8k16'
@@ -28,6 +29,17 @@ op side<T, N, F, R = 48>(y: f32[T, N], u: f16[F, N]) -> z: f32[T, F]
     store z[0 : +T, t * R : +R] = mma_nt((load y[0 : +T, 0 : +N]) as f16, load u[t * R : +R, 0 : +N]);
 }
 
+// q = z r^T over K in chunks of 32: the accumulating loop, the accumulators in registers for the
+// whole loop, r streamed through the ring and copied from its slot (tiled, one tile a chunk).
+op acc_loop<T, F, G, R = 32, C = 32>(z: f32[T, F], r: bf16[G, F] tiled(R, C)) -> q: f32[T, G]
+    tasks t in G / R {
+    var acc: f32[T, R];
+    for k in 0 .. F by C {
+        acc += mma_nt((load z[0 : +T, k : +C]) as bf16, load r[t * R : +R, k : +C]);
+    }
+    store q[0 : +T, t * R : +R] = acc;
+}
+
 config small {
     toks = 32;
     dim = 64;
@@ -40,12 +52,14 @@ weight x: bf16[toks, dim] = "x.weight";
 weight v: bf16[dim, inner] = "v.weight";
 weight w: bf16[outs, inner] = "w.weight";
 weight u: f16[feats, outs] = "u.weight";
+weight r: bf16[64, feats] tiled(32, 32) = "r.weight";
 
-step decode(token: i32) -> (z: f32[toks, feats]) {
+step decode(token: i32) -> (q: f32[toks, 64]) {
     let h = up(x, v);
     let y = down(h, w);
     let z = side(y, u);
-    return (z);
+    let q = acc_loop(z, r);
+    return (q);
 }
 
 // PTX-NOT: fma.rn.f32
