@@ -65,18 +65,33 @@ Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base)
   auto put16 = [&](V at, V row, V col, V x) {
     storeStorage(dt, b_.CreateGEP(b_.getInt16Ty(), at, b_.CreateAdd(b_.CreateMul(row, ci(t.ld)), col)), x);
   };
-  // A streamed operand of the staged dtype is in its ring slot already, row-major (loader.cpp):
-  // copied 16 bytes at a time.
+  // An operand that is a load of the staged dtype whose rows are contiguous and 16-byte aligned
+  // is copied 16 bytes at a time: a streamed one from its ring slot (row-major there,
+  // loader.cpp), another from global memory where the layout has a contiguous last dimension.
   auto copyRows = [&](const Expr& x, V dst, int64_t rows) {
-    auto it = ring_.find(&x);
-    if (it == ring_.end() || x.kind != ExprKind::Load || tensorOf(x.index).dtype != dt || t.K % 8 != 0) return false;
+    if (x.kind != ExprKind::Load || tensorOf(x.index).dtype != dt || t.K % 8 != 0) return false;
+    const ir::Tensor& src = tensorOf(x.index);
+    V base = nullptr;
+    int64_t pitch = t.K;  // elements from one row of the operand to the next
+    if (auto it = ring_.find(&x); it != ring_.end()) {
+      base = it->second;
+    } else {
+      const std::vector<int64_t> st = affineStrides(src);
+      if (st.size() != 2 || x.region.size() != 2 || st[1] != 1 || st[0] % 8 != 0 || x.region[0].length <= 0 ||
+          x.region[1].length <= 0 || !x.region[1].start || statics_.multipleOf(*x.region[1].start) % 8 != 0)
+        return false;
+      base = at(dt, args_.params[size_t(x.index)], physOffset(src, starts(x.region)));
+      pitch = st[0];
+    }
     const int64_t per = t.K / 8;
     auto* v4 = llvm::FixedVectorType::get(i32(), 4);
     auto offset = [&](V i, int64_t rowElems) {
-      return b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(i, ci(per)), ci(rowElems)), b_.CreateMul(b_.CreateURem(i, ci(per)), ci(8)));
+      V r = b_.CreateZExt(b_.CreateUDiv(i, ci(per)), b_.getInt64Ty());
+      V q = b_.CreateZExt(b_.CreateMul(b_.CreateURem(i, ci(per)), ci(8)), b_.getInt64Ty());
+      return b_.CreateAdd(b_.CreateMul(r, b_.getInt64(uint64_t(rowElems))), q);
     };
     forEachElement(rows * per, [&](V i) {
-      return b_.CreateAlignedLoad(v4, b_.CreateGEP(b_.getInt16Ty(), it->second, offset(i, t.K)), llvm::Align(16));
+      return b_.CreateAlignedLoad(v4, b_.CreateGEP(b_.getInt16Ty(), base, offset(i, pitch)), llvm::Align(16));
     }, [&](V i, V x) { b_.CreateAlignedStore(x, b_.CreateGEP(b_.getInt16Ty(), dst, offset(i, t.ld)), llvm::Align(16)); });
     return true;
   };
