@@ -106,6 +106,7 @@ class Target {
   virtual void copyBulk(Builder&, llvm::Value* /*dst*/, llvm::Value* /*src*/, llvm::Value* /*bytes*/,
                         llvm::Value* /*bar*/) const { noRing(); }
   // Other targets: copy 16 bytes; then each lane arrives on `bar` once its copies are done.
+  // (copy16 also serves the compute threads' own copies: asyncCopies below.)
   virtual void copy16(Builder&, llvm::Value* /*dst*/, llvm::Value* /*src*/) const { noRing(); }
   virtual void copyArriveOnComplete(Builder&, llvm::Value* /*bar*/) const { noRing(); }
 
@@ -141,6 +142,14 @@ class Target {
                        std::vector<llvm::Value*>& /*acc*/) const {
     noMma();
   }
+
+  // --- The compute threads' own asynchronous copies (a copy pipeline inside a loop), with
+  // copy16: commit closes the calling thread's copies issued since the last commit into a group;
+  // wait returns once all its groups have landed (a barrier then shows them to the block). A
+  // target without them (the default) stages synchronously, and neither is called.
+  virtual bool asyncCopies() const { return false; }
+  virtual void asyncCopiesCommit(Builder&) const { noRing(); }
+  virtual void asyncCopiesWait(Builder&) const { noRing(); }
 
   // --- Prefetching (hints: a target without them does nothing).
   // Brings the cache line at global `ptr` towards the SM (for a table read soon).

@@ -144,6 +144,13 @@ class NvptxTarget final : public Target {
     asmCall(b, b.getVoidTy(), {addr(b, dst), addr(b, src)}, "cp.async.cg.shared.global [$0], [$1], 16;",
             "l,l,~{memory}", true);
   }
+  bool asyncCopies() const override { return true; }
+  void asyncCopiesCommit(Builder& b) const override {
+    asmCall(b, b.getVoidTy(), {}, "cp.async.commit_group;", "~{memory}", true);
+  }
+  void asyncCopiesWait(Builder& b) const override {
+    asmCall(b, b.getVoidTy(), {}, "cp.async.wait_group 0;", "~{memory}", true);
+  }
   void copyArriveOnComplete(Builder& b, Value* bar) const override {
     asmCall(b, b.getVoidTy(), {addr(b, bar)}, "cp.async.mbarrier.arrive.noinc.shared.b64 [$0];", "l,~{memory}", true);
   }

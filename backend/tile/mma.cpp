@@ -55,9 +55,46 @@ std::optional<TileGen::MmaTiling> TileGen::mmaTiling(const Expr& e) {
 
 int64_t TileGen::MmaTiling::stagedBytes() const { return align16((M + N) * ld * 2); }
 
+// An operand that is a load of the staged dtype with contiguous, 16-byte aligned rows, and where
+// they are: a streamed one in its ring slot (row-major there, loader.cpp), another in global
+// memory where the layout has a contiguous last dimension. The region's starts are evaluated
+// where this is called.
+std::optional<TileGen::MmaRows> TileGen::mmaRows(const Expr& x, DType dt, int64_t K) {
+  if (x.kind != ExprKind::Load || tensorOf(x.index).dtype != dt || K % 8 != 0) return std::nullopt;
+  if (auto it = ring_.find(&x); it != ring_.end()) return MmaRows{it->second, K, false};
+  if (v_.streamed.count(&x)) return std::nullopt;
+  const ir::Tensor& src = tensorOf(x.index);
+  const std::vector<int64_t> st = affineStrides(src);
+  if (st.size() != 2 || x.region.size() != 2 || st[1] != 1 || st[0] % 8 != 0 || x.region[0].length <= 0 ||
+      x.region[1].length != K || !x.region[1].start || statics_.multipleOf(*x.region[1].start) % 8 != 0)
+    return std::nullopt;
+  return MmaRows{at(dt, args_.params[size_t(x.index)], physOffset(src, starts(x.region))), st[0], true};
+}
+
+// rows x K elements from `src` to `dst` (rows of `ld`), 16 bytes a thread and round: loads and
+// stores, or with `async` the target's asynchronous copies (global sources only).
+void TileGen::copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t K, int64_t ld, bool async) {
+  const int64_t per = K / 8;
+  auto* v4 = llvm::FixedVectorType::get(i32(), 4);
+  auto offset = [&](V i, int64_t rowElems) {
+    V r = b_.CreateZExt(b_.CreateUDiv(i, ci(per)), b_.getInt64Ty());
+    V q = b_.CreateZExt(b_.CreateMul(b_.CreateURem(i, ci(per)), ci(8)), b_.getInt64Ty());
+    return b_.CreateAdd(b_.CreateMul(r, b_.getInt64(uint64_t(rowElems))), q);
+  };
+  auto from = [&](V i) { return b_.CreateGEP(b_.getInt16Ty(), src.base, offset(i, src.pitch)); };
+  auto to = [&](V i) { return b_.CreateGEP(b_.getInt16Ty(), dst, offset(i, ld)); };
+  if (async) {
+    forEachElement(rows * per, [&](V i) { env_.target->copy16(b_, to(i), from(i)); });
+    return;
+  }
+  forEachElement(rows * per, [&](V i) { return b_.CreateAlignedLoad(v4, from(i), llvm::Align(16)); },
+                 [&](V i, V x) { b_.CreateAlignedStore(x, to(i), llvm::Align(16)); });
+}
+
 // Writes a and b at 16 bits from `base` (a's M rows, then b's N rows: b[n, k], so mma's b[k, n]
-// is written transposed) and ends with a barrier.
-Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base) {
+// is written transposed) and ends with a barrier. With `aCopied`, a is there already, from
+// asynchronous copies this thread issued, which are waited for before the barrier.
+Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base, bool aCopied) {
   const Expr& a = operand(e, 0);
   const Expr& b = operand(e, 1);
   const DType dt = a.dtype;
@@ -65,46 +102,23 @@ Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base)
   auto put16 = [&](V at, V row, V col, V x) {
     storeStorage(dt, b_.CreateGEP(b_.getInt16Ty(), at, b_.CreateAdd(b_.CreateMul(row, ci(t.ld)), col)), x);
   };
-  // An operand that is a load of the staged dtype whose rows are contiguous and 16-byte aligned
-  // is copied 16 bytes at a time: a streamed one from its ring slot (row-major there,
-  // loader.cpp), another from global memory where the layout has a contiguous last dimension.
-  auto copyRows = [&](const Expr& x, V dst, int64_t rows) {
-    if (x.kind != ExprKind::Load || tensorOf(x.index).dtype != dt || t.K % 8 != 0) return false;
-    const ir::Tensor& src = tensorOf(x.index);
-    V base = nullptr;
-    int64_t pitch = t.K;  // elements from one row of the operand to the next
-    if (auto it = ring_.find(&x); it != ring_.end()) {
-      base = it->second;
-    } else {
-      const std::vector<int64_t> st = affineStrides(src);
-      if (st.size() != 2 || x.region.size() != 2 || st[1] != 1 || st[0] % 8 != 0 || x.region[0].length <= 0 ||
-          x.region[1].length <= 0 || !x.region[1].start || statics_.multipleOf(*x.region[1].start) % 8 != 0)
-        return false;
-      base = at(dt, args_.params[size_t(x.index)], physOffset(src, starts(x.region)));
-      pitch = st[0];
-    }
-    const int64_t per = t.K / 8;
-    auto* v4 = llvm::FixedVectorType::get(i32(), 4);
-    auto offset = [&](V i, int64_t rowElems) {
-      V r = b_.CreateZExt(b_.CreateUDiv(i, ci(per)), b_.getInt64Ty());
-      V q = b_.CreateZExt(b_.CreateMul(b_.CreateURem(i, ci(per)), ci(8)), b_.getInt64Ty());
-      return b_.CreateAdd(b_.CreateMul(r, b_.getInt64(uint64_t(rowElems))), q);
-    };
-    forEachElement(rows * per, [&](V i) {
-      return b_.CreateAlignedLoad(v4, b_.CreateGEP(b_.getInt16Ty(), base, offset(i, pitch)), llvm::Align(16));
-    }, [&](V i, V x) { b_.CreateAlignedStore(x, b_.CreateGEP(b_.getInt16Ty(), dst, offset(i, t.ld)), llvm::Align(16)); });
-    return true;
-  };
   const int64_t K = t.K;
-  if (!copyRows(a, sa, t.M))
-    forEachElement(t.M * K, [&](V i) { return elem(a, i); },
-                   [&](V i, V x) { put16(sa, b_.CreateUDiv(i, ci(K)), b_.CreateURem(i, ci(K)), x); });
-  const int64_t bCols = t.nt ? K : t.N;
-  if (!t.nt || !copyRows(b, sb, t.N))
+  if (!aCopied) {
+    if (auto rows = mmaRows(a, dt, K)) copyMmaRows(*rows, sa, t.M, K, t.ld, false);
+    else forEachElement(t.M * K, [&](V i) { return elem(a, i); },
+                        [&](V i, V x) { put16(sa, b_.CreateUDiv(i, ci(K)), b_.CreateURem(i, ci(K)), x); });
+  }
+  std::optional<MmaRows> bRows = t.nt ? mmaRows(b, dt, K) : std::nullopt;
+  if (bRows) {
+    copyMmaRows(*bRows, sb, t.N, K, t.ld, false);
+  } else {
+    const int64_t bCols = t.nt ? K : t.N;
     forEachElement(t.N * K, [&](V i) { return elem(b, i); }, [&](V i, V x) {
       V r = b_.CreateUDiv(i, ci(bCols)), c = b_.CreateURem(i, ci(bCols));
       put16(sb, t.nt ? r : c, t.nt ? c : r, x);
     });
+  }
+  if (aCopied) env_.target->asyncCopiesWait(b_);
   barrier();
   return {dt, sa, t.ld, sb, t.ld};
 }
@@ -169,7 +183,7 @@ TileGen::TileRef TileGen::matrixInstructionMma(const Expr& e, const MmaTiling& t
   V staged = tilePtr(top_);
   top_ += t.stagedBytes();
   peak_ = std::max(peak_, top_ - SmemLayout::kTiles);
-  Target::MmaOperands ops = stageMma(e, t, staged);
+  Target::MmaOperands ops = stageMma(e, t, staged, false);
   std::vector<llvm::AllocaInst*> slots = mmaAccumulatorSlots(t);
   for (auto* slot : slots) b_.CreateStore(cf(0), slot);
   accumulateMma(t, ops, slots);
@@ -194,12 +208,15 @@ bool TileGen::accumulatesMma(const Stmt& s) {
 // A loop whose body is one such accumulation keeps acc's accumulators in registers for the whole
 // loop: each iteration stages its operands (in two buffers used in turn, so one barrier an
 // iteration orders the staging after the previous iteration's products), frees its ring slots
-// and runs its k steps. acc is read before the loop and written after it.
+// and runs its k steps. Where the target has asynchronous copies and a is rows in global memory
+// (a prefill's activations), a's next tile is copied into the other buffer while this iteration's
+// products run. acc is read before the loop and written after it.
 bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
   if (loopStmt.body.size() != 1 || !accumulatesMma(*loopStmt.body[0])) return false;
   const Stmt& s = *loopStmt.body[0];
   const MmaTiling t = *mmaTiling(*s.value);
   if (t.tilesPerWarp * t.mb * t.nb * t.perBlock > kMaxLaneAccumulators) return false;
+  const Expr& a = operand(*s.value, 0);
   V lo = convert(loopStmt.lo->dtype, DType::I32, scalar(*loopStmt.lo));
   V hi = convert(loopStmt.hi->dtype, DType::I32, scalar(*loopStmt.hi));
   const DType counter = fn_.locals.at(size_t(loopStmt.slot)).dtype;
@@ -210,21 +227,41 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
   const int64_t buffers = localsEnd_, savedEnd = localsEnd_;
   localsEnd_ += 2 * t.stagedBytes();
   peak_ = std::max(peak_, localsEnd_ - SmemLayout::kTiles);
+  auto buffer = [&](V turn) { return smemPtr(env_, b_.CreateAdd(ci(buffers), b_.CreateMul(turn, ci(t.stagedBytes())))); };
+  // a's rows for the iteration at `value`, copied asynchronously into buffer `turn`.
+  bool asyncA = false;
+  auto copyAhead = [&](V value, V restore, V turn) {
+    atLoopValue(loopStmt, value, restore, [&] {
+      if (auto rows = mmaRows(a, a.dtype, t.K)) copyMmaRows(*rows, buffer(turn), t.M, t.K, t.ld, true);
+    });
+  };
+  if (env_.target->asyncCopies()) {
+    atLoopValue(loopStmt, lo, nullptr, [&] {
+      auto rows = mmaRows(a, a.dtype, t.K);
+      asyncA = rows && rows->global;
+    });
+  }
   const std::vector<const Expr*> ahead = iterationLoads(loopStmt);
   if (!ahead.empty()) when(b_.CreateICmpSLT(lo, hi), [&] { prefetchIteration(loopStmt, ahead, lo); });
+  if (asyncA) {
+    when(b_.CreateICmpSLT(lo, hi), [&] { copyAhead(lo, nullptr, ci(0)); });
+    env_.target->asyncCopiesCommit(b_);
+  }
   loop(lo, hi, ci(loopStmt.step), [&](V i) {
-    if (!ahead.empty()) {
-      V next = b_.CreateAdd(i, ci(loopStmt.step));
-      when(b_.CreateICmpSLT(next, hi), [&] { prefetchIteration(loopStmt, ahead, next); });
-    }
+    V next = b_.CreateAdd(i, ci(loopStmt.step));
+    if (!ahead.empty()) when(b_.CreateICmpSLT(next, hi), [&] { prefetchIteration(loopStmt, ahead, next); });
     writeScalarLocal(loopStmt.slot, convert(DType::I32, counter, i));
     beginStatement();
     std::vector<V> ring = acquireSlots(s);
     for (const auto& o : s.value->operands) prepare(*o);
     V turn = b_.CreateAnd(b_.CreateUDiv(b_.CreateSub(i, lo), ci(loopStmt.step)), ci(1));
-    V base = smemPtr(env_, b_.CreateAdd(ci(buffers), b_.CreateMul(turn, ci(t.stagedBytes()))));
-    Target::MmaOperands ops = stageMma(*s.value, t, base);  // ends with a barrier
+    Target::MmaOperands ops = stageMma(*s.value, t, buffer(turn), asyncA);  // ends with a barrier
     finishStatement(ring);
+    if (asyncA) {
+      // The other buffer's last reader was the previous iteration, before the barrier above.
+      when(b_.CreateICmpSLT(next, hi), [&] { copyAhead(next, i, b_.CreateXor(turn, ci(1))); });
+      env_.target->asyncCopiesCommit(b_);
+    }
     accumulateMma(t, ops, slots);
   });
   localsEnd_ = savedEnd;
@@ -244,7 +281,7 @@ void TileGen::accumulateMmaStatement(const Stmt& s, const std::vector<V>& ring) 
   V staged = tilePtr(top_);
   top_ += t.stagedBytes();
   peak_ = std::max(peak_, top_ - SmemLayout::kTiles);
-  Target::MmaOperands ops = stageMma(*s.value, t, staged);
+  Target::MmaOperands ops = stageMma(*s.value, t, staged, false);
   finishStatement(ring);
   accumulateMma(t, ops, slots);
   forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { writeTile(acc, i, b_.CreateLoad(f32(), slot)); });

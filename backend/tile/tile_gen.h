@@ -177,7 +177,14 @@ class TileGen {
   static constexpr int kMaxLaneAccumulators = 64;
   TileRef mma(const Expr& e);
   std::optional<MmaTiling> mmaTiling(const Expr& e);  // nullopt: the scalar lowering
-  Target::MmaOperands stageMma(const Expr& e, const MmaTiling& t, V base);
+  struct MmaRows {
+    V base = nullptr;    // row 0 of the operand
+    int64_t pitch = 0;   // elements from one row to the next
+    bool global = false; // in global memory (else a ring slot)
+  };
+  std::optional<MmaRows> mmaRows(const Expr& x, DType dt, int64_t K);
+  void copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t K, int64_t ld, bool async);
+  Target::MmaOperands stageMma(const Expr& e, const MmaTiling& t, V base, bool aCopied);
   std::vector<llvm::AllocaInst*> mmaAccumulatorSlots(const MmaTiling& t);
   void forEachMmaTile(const MmaTiling& t, const std::function<void(int j, V m0, V n0)>& body);
   void forEachMmaAccumulator(const MmaTiling& t, const std::vector<llvm::AllocaInst*>& slots,
