@@ -33,6 +33,9 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import time_each  # noqa: E402  (CUDA events around each call, after a warm-up)
+
 
 def median(v):
     return float(np.median(np.array(v, dtype=np.float64)))
@@ -50,20 +53,6 @@ def run_mkrt(args, ptx, wdir, log):
     if not m:
         raise RuntimeError("no per-token latency line in mkrt-run's output")
     return float(m.group(2)) * 1e3, np.load(log + ".npy")
-
-
-def time_torch(torch, fn, steps):
-    for _ in range(10):
-        fn()
-    torch.cuda.synchronize()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(steps)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(steps)]
-    for i in range(steps):
-        starts[i].record()
-        fn()
-        ends[i].record()
-    torch.cuda.synchronize()
-    return median([s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends)])
 
 
 def one(args, torch, name, ptx):
@@ -87,7 +76,7 @@ def one(args, torch, name, ptx):
     for r in range(args.rounds):
         us, logits = run_mkrt(args, ptx, wdir, os.path.join(args.out, f"mkrt_{name}_r{r}.log"))
         mk.append(us)
-        tc.append(time_torch(torch, lambda: torch.matmul(xd, wd.T), args.steps))
+        tc.append(time_each(lambda: torch.matmul(xd, wd.T), torch, args.steps, 10)["median_us"])
     errs = [float(np.linalg.norm(l - ref) / max(np.linalg.norm(ref), 1e-30)) for l in logits]
     rec.update(parity_rel_l2_worst=max(errs), parity_gate=args.gate, parity_ok=bool(max(errs) <= args.gate),
                rounds=args.rounds, steps=args.steps,
