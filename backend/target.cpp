@@ -25,15 +25,9 @@ std::unique_ptr<Target> makeTarget(const ir::ArchDesc& arch) {
   return arch.family == ir::ArchFamily::Amdgpu ? makeAmdgpuTarget(arch) : makeNvptxTarget(arch);
 }
 
-void Target::noRing() const {
-  llvm::report_fatal_error(llvm::StringRef("mkdsl internal error: the weight ring was used on target " + cpu() +
-                                           ", which has no async copies"),
-                           false);
-}
-
-void Target::noMma() const {
-  llvm::report_fatal_error(llvm::StringRef("mkdsl internal error: the matrix instruction was used on target " + cpu() +
-                                           ", which has none for it"),
+void Target::unavailable(const char* what) const {
+  llvm::report_fatal_error(llvm::StringRef("mkdsl internal error: " + std::string(what) + " was used on target " + cpu() +
+                                           ", which has none"),
                            false);
 }
 

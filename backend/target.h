@@ -95,20 +95,24 @@ class Target {
   // Whether the loader warp is launched beside the block's compute threads (true) or taken from
   // them (false): a block of 17 warps leaves each thread fewer registers.
   virtual bool loaderWarpOnTop() const { return false; }
-  virtual void mbarrierInit(Builder&, llvm::Value* /*bar*/, int /*count*/) const { noRing(); }
-  virtual void mbarrierInitFence(Builder&) const { noRing(); }
-  virtual void mbarrierArrive(Builder&, llvm::Value* /*bar*/) const { noRing(); }
-  virtual void mbarrierArriveExpectTx(Builder&, llvm::Value* /*bar*/, llvm::Value* /*bytes*/) const { noRing(); }
+  virtual void mbarrierInit(Builder&, llvm::Value* /*bar*/, int /*count*/) const { unavailable("the weight ring"); }
+  virtual void mbarrierInitFence(Builder&) const { unavailable("the weight ring"); }
+  virtual void mbarrierArrive(Builder&, llvm::Value* /*bar*/) const { unavailable("the weight ring"); }
+  virtual void mbarrierArriveExpectTx(Builder&, llvm::Value* /*bar*/, llvm::Value* /*bytes*/) const {
+    unavailable("the weight ring");
+  }
   // One non-blocking attempt: i1 true when the phase with parity `parity` has completed.
-  virtual llvm::Value* mbarrierTryWait(Builder&, llvm::Value* /*bar*/, llvm::Value* /*parity*/) const { noRing(); }
+  virtual llvm::Value* mbarrierTryWait(Builder&, llvm::Value* /*bar*/, llvm::Value* /*parity*/) const {
+    unavailable("the weight ring");
+  }
   // bulkCopy targets: copy `bytes` (a multiple of 16) from global `src` to shared `dst`,
   // completing `bytes` transactions on `bar`.
   virtual void copyBulk(Builder&, llvm::Value* /*dst*/, llvm::Value* /*src*/, llvm::Value* /*bytes*/,
-                        llvm::Value* /*bar*/) const { noRing(); }
+                        llvm::Value* /*bar*/) const { unavailable("the weight ring"); }
   // Other targets: copy 16 bytes; then each lane arrives on `bar` once its copies are done.
   // (copy16 also serves the compute threads' own copies: asyncCopies below.)
-  virtual void copy16(Builder&, llvm::Value* /*dst*/, llvm::Value* /*src*/) const { noRing(); }
-  virtual void copyArriveOnComplete(Builder&, llvm::Value* /*bar*/) const { noRing(); }
+  virtual void copy16(Builder&, llvm::Value* /*dst*/, llvm::Value* /*src*/) const { unavailable("async copies"); }
+  virtual void copyArriveOnComplete(Builder&, llvm::Value* /*bar*/) const { unavailable("the weight ring"); }
 
   // --- The matrix instruction (ir::ArchDesc::mma, `arch().mma`): d = a b^T + c on an
   // m x n x k block, 16-bit operands, f32 accumulators, executed by the lanes of one warp (wave)
@@ -131,7 +135,7 @@ class Target {
   virtual int mmaAccumulators() const { return 0; }
   // Where accumulator j (< mmaAccumulators()) of `lane` sits in its block: {row, column} (i32).
   virtual std::pair<llvm::Value*, llvm::Value*> mmaAccumulatorAt(Builder&, llvm::Value* /*lane*/, int /*j*/) const {
-    noMma();
+    unavailable("the matrix instruction");
   }
   // One k step over a warp tile of mBlocks x nBlocks blocks (rows m0 + i * m .., columns
   // n0 + j * n ..): acc[(i * nBlocks + j) * mmaAccumulators() + q] += its part of
@@ -140,7 +144,7 @@ class Target {
   virtual void mmaStep(Builder&, const MmaOperands& /*ops*/, llvm::Value* /*lane*/, llvm::Value* /*m0*/,
                        llvm::Value* /*n0*/, llvm::Value* /*k0*/, int /*mBlocks*/, int /*nBlocks*/,
                        std::vector<llvm::Value*>& /*acc*/) const {
-    noMma();
+    unavailable("the matrix instruction");
   }
 
   // --- The compute threads' own asynchronous copies (a copy pipeline inside a loop), with
@@ -148,8 +152,8 @@ class Target {
   // wait returns once all its groups have landed (a barrier then shows them to the block). A
   // target without them (the default) stages synchronously, and neither is called.
   virtual bool asyncCopies() const { return false; }
-  virtual void asyncCopiesCommit(Builder&) const { noRing(); }
-  virtual void asyncCopiesWait(Builder&) const { noRing(); }
+  virtual void asyncCopiesCommit(Builder&) const { unavailable("async copies"); }
+  virtual void asyncCopiesWait(Builder&) const { unavailable("async copies"); }
 
   // --- Prefetching (hints: a target without them does nothing).
   // Brings the cache line at global `ptr` towards the SM (for a table read soon).
@@ -158,9 +162,9 @@ class Target {
   virtual void prefetchLineL2(Builder&, llvm::Value* /*ptr*/) const {}
 
  protected:
-  // The ring used on a target without one: a compiler bug, reported as LLVM's fatal error.
-  [[noreturn]] void noRing() const;
-  [[noreturn]] void noMma() const;
+  // A capability used on a target without it (the weight ring, async copies, the matrix
+  // instruction): a compiler bug, reported as LLVM's fatal error.
+  [[noreturn]] void unavailable(const char* what) const;
 };
 
 // x - k * 2 pi with k = rint(x / 2 pi), in [-pi, pi]: 2 pi in three parts, so that k * 2 pi is

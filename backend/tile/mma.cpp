@@ -180,9 +180,7 @@ void TileGen::accumulateMma(const MmaTiling& t, const Target::MmaOperands& ops,
 }
 
 TileGen::TileRef TileGen::matrixInstructionMma(const Expr& e, const MmaTiling& t) {
-  V staged = tilePtr(top_);
-  top_ += t.stagedBytes();
-  peak_ = std::max(peak_, top_ - SmemLayout::kTiles);
+  V staged = allocBytes(t.stagedBytes());
   Target::MmaOperands ops = stageMma(e, t, staged, false);
   std::vector<llvm::AllocaInst*> slots = mmaAccumulatorSlots(t);
   for (auto* slot : slots) b_.CreateStore(cf(0), slot);
@@ -278,9 +276,7 @@ void TileGen::accumulateMmaStatement(const Stmt& s, const std::vector<V>& ring) 
   for (const auto& o : s.value->operands) prepare(*o);
   std::vector<llvm::AllocaInst*> slots = mmaAccumulatorSlots(t);
   forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { b_.CreateStore(readTile(acc, i), slot); });
-  V staged = tilePtr(top_);
-  top_ += t.stagedBytes();
-  peak_ = std::max(peak_, top_ - SmemLayout::kTiles);
+  V staged = allocBytes(t.stagedBytes());
   Target::MmaOperands ops = stageMma(*s.value, t, staged, false);
   finishStatement(ring);
   accumulateMma(t, ops, slots);

@@ -118,6 +118,7 @@ class TileGen {
   };
   const ir::Tensor& tensorOf(int param);
   V tilePtr(int64_t offset) { return smemPtr(env_, ci(offset)); }
+  V allocBytes(int64_t bytes);  // a temporary of `bytes` (16-byte aligned) above the others
   TileRef allocTemp(int64_t elements, DType t);
   V readTile(const TileRef& t, V idx);
   void writeTile(const TileRef& t, V idx, V x) { b_.CreateStore(x, b_.CreateGEP(repr(t.dtype), t.base, idx)); }

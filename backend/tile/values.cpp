@@ -12,12 +12,14 @@ const ir::Tensor& TileGen::tensorOf(int param) {
   return *v_.tensors[size_t(param)];
 }
 
-TileGen::TileRef TileGen::allocTemp(int64_t elements, DType t) {
-  TileRef r{tilePtr(top_), t};
-  top_ += align16(elements * 4);
+V TileGen::allocBytes(int64_t bytes) {
+  V p = tilePtr(top_);
+  top_ += align16(bytes);
   peak_ = std::max(peak_, top_ - SmemLayout::kTiles);
-  return r;
+  return p;
 }
+
+TileGen::TileRef TileGen::allocTemp(int64_t elements, DType t) { return {allocBytes(elements * 4), t}; }
 
 V TileGen::readTile(const TileRef& t, V idx) {
   V p = b_.CreateGEP(repr(t.dtype), t.base, idx);
