@@ -365,6 +365,47 @@ struct TaskRunner {
         return r;
       }
       case ExprKind::Reduce: return scalar(e.dtype, reduce(e, operand(0)));
+      case ExprKind::RowReduce: {
+        Value ta;
+        const Value& a = ref(operand(0), ta);
+        if (a.shape.size() != 2 || a.shape[1] <= 0) fail(std::string("row_") + spelling(e.reduce) + " of shape " + abi::shapeString(a.shape));
+        const int64_t M = a.shape[0], N = a.shape[1];
+        Value r{e.dtype, {M}, {}};
+        for (int64_t m = 0; m < M; ++m) {
+          const double* row = a.v.data() + m * N;
+          if (e.reduce == ReduceOp::Sum) {
+            // Sequential accumulation along the row, as `sum` does.
+            if (!isFloat(e.dtype)) {
+              int64_t acc = 0;
+              for (int64_t n = 0; n < N; ++n) acc = wrap32(acc + int64_t(row[n]));
+              r.v.push_back(double(acc));
+            } else {
+              float acc = 0;
+              for (int64_t n = 0; n < N; ++n) acc += float(row[n]);
+              r.v.push_back(rnd(e.dtype, acc));
+            }
+            continue;
+          }
+          double best = row[0];
+          for (int64_t n = 1; n < N; ++n)
+            if (e.reduce == ReduceOp::Min ? row[n] < best : row[n] > best) best = row[n];
+          r.v.push_back(convert(a.dtype, e.dtype, best));
+        }
+        return r;
+      }
+      case ExprKind::RepeatRows:
+      case ExprKind::RepeatCols: {
+        Value ta;
+        const Value& a = ref(operand(0), ta);
+        const bool rows = e.kind == ExprKind::RepeatRows;
+        if (a.shape.size() != 1 || e.shape.size() != 2 || a.shape[0] != e.shape[rows ? 1 : 0])
+          fail(std::string(rows ? "repeat_rows" : "repeat_cols") + " of shape " + abi::shapeString(a.shape) + " to " + abi::shapeString(e.shape));
+        const int64_t M = e.shape[0], N = e.shape[1];
+        Value r{e.dtype, e.shape, std::vector<double>(size_t(M * N))};
+        for (int64_t m = 0; m < M; ++m)
+          for (int64_t n = 0; n < N; ++n) r.v[size_t(m * N + n)] = convert(a.dtype, e.dtype, a.v[size_t(rows ? n : m)]);
+        return r;
+      }
       case ExprKind::Dot: {
         Value ta, tb;
         const Value& a = ref(operand(0), ta);

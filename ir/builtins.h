@@ -24,11 +24,13 @@ inline const std::vector<BuiltinIr>& builtinIrs() {
 #define IR_UNARY(OP) ExprKind::Unary, UnaryOp::OP
 #define IR_BINARY(OP) ExprKind::Binary, UnaryOp::Neg, BinaryOp::OP
 #define IR_REDUCE(OP) ExprKind::Reduce, UnaryOp::Neg, BinaryOp::Add, ReduceOp::OP
+#define IR_ROW_REDUCE(OP) ExprKind::RowReduce, UnaryOp::Neg, BinaryOp::Add, ReduceOp::OP
 #define IR_EXPR(KIND) ExprKind::KIND
 #define MK_BUILTIN(NAME, ARITY, RULE, IR, SIGNATURE, DOC) {NAME, ARITY, IR},
 #include "support/builtins.def"
 #undef MK_BUILTIN
 #undef IR_EXPR
+#undef IR_ROW_REDUCE
 #undef IR_REDUCE
 #undef IR_BINARY
 #undef IR_UNARY
@@ -48,7 +50,7 @@ inline const char* builtinName(const Expr& e) {
   for (const BuiltinIr& b : builtinIrs()) {
     if (b.kind != e.kind) continue;
     if ((e.kind == ExprKind::Unary && b.unary != e.unary) || (e.kind == ExprKind::Binary && b.binary != e.binary) ||
-        (e.kind == ExprKind::Reduce && b.reduce != e.reduce))
+        ((e.kind == ExprKind::Reduce || e.kind == ExprKind::RowReduce) && b.reduce != e.reduce))
       continue;
     return b.name;
   }

@@ -262,6 +262,7 @@ class FuncPrinter {
       case ExprKind::Select: return call(builtinName(e), e);
       case ExprKind::Cast: return "cast<" + std::string(dtypeName(e.dtype)) + ">(" + operand(e, 0) + ")";
       case ExprKind::Reduce:
+      case ExprKind::RowReduce:
       case ExprKind::Dot:
       case ExprKind::RowDot:
       case ExprKind::ColDot:
@@ -270,6 +271,10 @@ class FuncPrinter {
       case ExprKind::Concat: return call(builtinName(e), e);
       case ExprKind::Iota:  // its length is its shape
         return std::string(builtinName(e)) + "(" + std::to_string(e.shape.empty() ? 0 : e.shape[0]) + ")";
+      case ExprKind::RepeatRows:  // the count is the shape's
+      case ExprKind::RepeatCols:
+        return std::string(builtinName(e)) + "(" + operand(e, 0) + ", " +
+               std::to_string(e.shape.size() == 2 ? e.shape[e.kind == ExprKind::RepeatRows ? 0 : 1] : 0) + ")";
     }
     return "?";
   }

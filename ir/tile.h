@@ -44,6 +44,7 @@ enum class ExprKind {
   Select,    // operands: cond, a, b (elementwise, broadcast)
   Cast,      // operands[0] converted to `dtype`
   Reduce,    // operands[0] reduced to a scalar
+  RowReduce, // each row of the 2-D operands[0] reduced: [M, N] -> [M]
   Dot,       // a[K] . b[K] -> f32
   RowDot,    // A[M, K] x[K] -> f32[M]
   ColDot,    // A[M, K]^T y[M] -> f32[K]
@@ -51,6 +52,8 @@ enum class ExprKind {
   MmaNt,     // a[M, K] b[N, K]^T -> f32[M, N]
   Iota,      // i32[n]: 0 .. n-1
   Concat,    // 1-D a ++ b
+  RepeatRows, // [M, N] whose every row is the 1-D operands[0] (of N); M is the shape's
+  RepeatCols, // [M, N] whose every column is the 1-D operands[0] (of M); N is the shape's
 };
 
 struct Expr {

@@ -193,7 +193,9 @@ class TileLowering {
     out->unary = b->unary;
     out->binary = b->binary;
     out->reduce = b->reduce;
-    for (const auto& a : c->args) out->operands.push_back(expr(a.value.get()));
+    // repeat_rows/repeat_cols: the count is the shape's, like iota's length.
+    const bool repeat = b->kind == ir::ExprKind::RepeatRows || b->kind == ir::ExprKind::RepeatCols;
+    for (size_t i = 0; i < (repeat ? 1 : c->args.size()); ++i) out->operands.push_back(expr(c->args[i].value.get()));
     return out;
   }
 

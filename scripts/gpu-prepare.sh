@@ -21,6 +21,8 @@
 #                                  step) and the interpreter's logits for it (random weights 7)
 #   mma_tc.ptx, mma_tc.meta.json, mma_tc_cpu.npy  the same for tests/gpu/mma_tensor_decode.mk (on
 #                                  the matrix instruction)
+#   rows.ptx, rows.meta.json, rows_cpu.npy  the same for tests/gpu/chunk_attention_decode.mk (row_sum,
+#                                  row_max, row_min, repeat_rows, repeat_cols in a chunk-shaped attention)
 #   mma_proj_CONFIG_TILE.ptx, .meta.json  bench/mma/proj.mk per config and tile (scripts/bench_mma.py)
 #   PREPARED.txt                   git revision, tool versions, sha256 of every file
 #
@@ -116,6 +118,10 @@ done
 echo "$MKDSL run tests/gpu/mma_tensor_decode.mk --device cpu --random-weights 7 --tokens $MMA_TOKENS --max-new 0 --dump-logits $G/mma_tc_cpu.npy"
 "$MKDSL" run tests/gpu/mma_tensor_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \
   --dump-logits "$G/mma_tc_cpu.npy"
+build rows tests/gpu/chunk_attention_decode.mk
+echo "$MKDSL run tests/gpu/chunk_attention_decode.mk --device cpu --random-weights 7 --tokens $MMA_TOKENS --max-new 0 --dump-logits $G/rows_cpu.npy"
+"$MKDSL" run tests/gpu/chunk_attention_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \
+  --dump-logits "$G/rows_cpu.npy"
 
 # The metadata must carry what gpu_parity.py reads.
 for m in "$G"/tiny.meta.json "$G"/llama1b.meta.json "$G"/shipped/*.meta.json; do

@@ -194,14 +194,19 @@ V TileGen::elem(const Expr& e, V idx) {
       (void)nb;
       return b_.CreateSelect(inA, convert(a.dtype, e.dtype, elem(a, ia)), convert(bb.dtype, e.dtype, elem(bb, ib)));
     }
+    case ExprKind::RepeatRows:  // [M, N] of v[N]: element (m, n) is v[n]
+      return convert(operand(e, 0).dtype, e.dtype, elem(operand(e, 0), b_.CreateURem(idx, ci(e.shape[1]))));
+    case ExprKind::RepeatCols:  // [M, N] of v[M]: element (m, n) is v[m]
+      return convert(operand(e, 0).dtype, e.dtype, elem(operand(e, 0), b_.CreateUDiv(idx, ci(e.shape[1]))));
     case ExprKind::TaskIndex:
     case ExprKind::Scalar:
     case ExprKind::Reduce:
     case ExprKind::Dot: return scalar(e);
+    case ExprKind::RowReduce:
     case ExprKind::RowDot:
     case ExprKind::ColDot:
     case ExprKind::Mma:
-    case ExprKind::MmaNt: unsupported("a rowdot/coldot/mma that was not prepared");
+    case ExprKind::MmaNt: unsupported("a row reduction/rowdot/coldot/mma that was not prepared");
   }
   unsupported("an unknown expression");
 }

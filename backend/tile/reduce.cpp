@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include <llvm/IR/Intrinsics.h>
+
 #include "backend/tile/tile_gen.h"
 
 namespace mk::backend::tile {
@@ -103,6 +105,41 @@ V TileGen::reduce(const Expr& e) {
     }
   }
   unsupported("a reduction");
+}
+
+// row_sum/row_max/row_min of x[M, N] into an [M] temporary: each group of 32 threads takes rows
+// in turn, its lanes stride along the row, and a butterfly combines them (no shared memory or
+// barrier inside, so the rows proceed independently).
+TileGen::TileRef TileGen::rowReduce(const Expr& e) {
+  const Expr& a = operand(e, 0);
+  const int64_t M = a.shape.at(0), N = a.shape.at(1);
+  const bool sum = e.reduce == ReduceOp::Sum, isMin = e.reduce == ReduceOp::Min;
+  const DType accT = isFloat(a.dtype) ? DType::F32 : DType::I32;
+  TileRef out = allocTemp(M, e.dtype);
+  auto combine = [&](V x, V y) {
+    if (sum) return isFloat(accT) ? b_.CreateFAdd(x, y) : b_.CreateAdd(x, y);
+    if (isFloat(accT))
+      return b_.CreateBinaryIntrinsic(isMin ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum, x, y);
+    return b_.CreateSelect(isMin ? b_.CreateICmpSLT(x, y) : b_.CreateICmpSGT(x, y), x, y);
+  };
+  V init = sum ? (isFloat(accT) ? cf(0) : ci(0))
+               : isFloat(accT) ? cf(isMin ? INFINITY : -INFINITY) : ci(isMin ? INT32_MAX : INT32_MIN);
+  const int groups = T() / 32;
+  V lane = b_.CreateURem(env_.tid, ci(32)), group = b_.CreateUDiv(env_.tid, ci(32));
+  auto* acc = entryAlloca(repr(accT));
+  loop(group, ci(M), ci(groups), [&](V m) {
+    b_.CreateStore(init, acc);
+    V rowStart = b_.CreateMul(m, ci(N));
+    loop(lane, ci(N), ci(32), [&](V n) {
+      V x = convert(a.dtype, accT, elem(a, b_.CreateAdd(rowStart, n)));
+      b_.CreateStore(combine(b_.CreateLoad(repr(accT), acc), x), acc);
+    });
+    V r = b_.CreateLoad(repr(accT), acc);
+    for (int k = 16; k >= 1; k /= 2) r = combine(r, env_.target->shuffleXor(b_, r, k));
+    when(b_.CreateICmpEQ(lane, ci(0)), [&] { writeTile(out, m, convert(accT, e.dtype, r)); });
+  });
+  barrier();
+  return out;
 }
 
 V TileGen::dot(const Expr& e) {

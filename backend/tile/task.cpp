@@ -67,7 +67,8 @@ bool TileGen::readsShifted(const Expr& e, int slot, bool shifted) {
   if (e.kind == ExprKind::Local && e.index == slot) return shifted;
   bool s = shifted || e.kind == ExprKind::Slice || e.kind == ExprKind::Concat || e.kind == ExprKind::RowDot ||
            e.kind == ExprKind::ColDot || e.kind == ExprKind::Mma || e.kind == ExprKind::MmaNt || e.kind == ExprKind::Reduce ||
-           e.kind == ExprKind::Dot;
+           e.kind == ExprKind::Dot || e.kind == ExprKind::RowReduce || e.kind == ExprKind::RepeatRows ||
+           e.kind == ExprKind::RepeatCols;
   for (const auto& o : e.operands)
     if (o && readsShifted(*o, slot, s)) return true;
   return false;

@@ -144,6 +144,7 @@ class TileGen {
   Partial reduceElements(ReduceOp op, DType accT, int64_t n, const std::function<V(V)>& value);
   V reduce(const Expr& e);
   V dot(const Expr& e);
+  TileRef rowReduce(const Expr& e);
 
   // --- Rowdot (rowdot.cpp) --------------------------------------------------------------------
   // How a rowdot reads its matrix: rows of `stride` elements from `base` when contiguous.

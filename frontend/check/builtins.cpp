@@ -16,6 +16,8 @@ enum class BuiltinRule {
   Reduce,         // a numeric tile to a scalar of its dtype
   FloatReduce,    // a float tile to a scalar of its dtype
   Argmax,         // a 1-D numeric tile to an i32 index
+  RowReduce,      // a 2-D numeric tile to one value per row, of its dtype
+  Repeat,         // a 1-D tile repeated into the rows (repeat_rows) or columns (repeat_cols) of a 2-D one
   Select,
   Dot,     // a[K] . x[K] -> f32
   RowDot,  // A[M, K] x[K] -> f32[M]
@@ -135,6 +137,26 @@ Ty Checker::checkBuiltin(const CallExpr* call, Ctx& ctx) {
   if (rule == BuiltinRule::Argmax) {
     if (!arity(1, "1 argument") || !operand(0, "a 1-D numeric tile", oneD)) return Ty::error();
     return Ty::scalar(DType::I32);
+  }
+  if (rule == BuiltinRule::RowReduce) {
+    if (!arity(1, "1 argument") ||
+        !operand(0, "a 2-D numeric tile", [](const Ty& t) { return t.kind == TyKind::Tile && t.shape.size() == 2 && t.dtype != DType::Bool; }))
+      return Ty::error();
+    return Ty::tile(args[0].dtype, {args[0].shape[0]});
+  }
+  if (rule == BuiltinRule::Repeat) {
+    if (!arity(2, "2 arguments") || !operand(0, "a 1-D tile", oneD)) return Ty::error();
+    const Ty& count = args[1];
+    if (count.kind != TyKind::Int || (count.intValue->isConstant() && count.intValue->value() <= 0)) {
+      const bool constant = count.kind == TyKind::Int && count.intValue->isConstant();
+      diags_->emit(call->args[1].value->range, BuiltinOperand, name, "a positive compile-time int count",
+                   constant ? std::to_string(count.intValue->value()) : tyStr(count));
+      return Ty::error();
+    }
+    const Dim n{*count.intValue, call->args[1].value->range};
+    // repeat_rows(v[N], M) -> [M, N]; repeat_cols(v[M], N) -> [M, N].
+    if (name == "repeat_rows") return Ty::tile(args[0].dtype, {n, args[0].shape[0]});
+    return Ty::tile(args[0].dtype, {args[0].shape[0], n});
   }
   if (rule == BuiltinRule::Select) {
     if (!arity(3, "3 arguments")) return Ty::error();

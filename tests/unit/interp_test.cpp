@@ -248,6 +248,35 @@ TEST_CASE("interp: expressions, reductions and dot products") {
   CHECK(in.tensorInts(3) == std::vector<int32_t>{1, -3, -1, INT32_MIN});
 }
 
+TEST_CASE("interp: row reductions and repeated rows and columns") {
+  // m: f32[2, 3] = [[1, 5, 3], [4, -2, 6]]; o: f32[7, 3].
+  Block body;
+  auto mload = [] { return load(0, DType::F32, dim(constant(0), 2), dim(constant(0), 3)); };
+  auto rowReduce = [&](ReduceOp op) {
+    auto e = ops(ExprKind::RowReduce, DType::F32, {2}, mload());
+    e->reduce = op;
+    return e;
+  };
+  // row_sum [9, 8], row_max [5, 6], row_min [1, -2] -> o[0..2, 0:2]
+  body.push_back(store(1, rowReduce(ReduceOp::Sum), dim(constant(0), 0), dim(constant(0), 2)));
+  body.push_back(store(1, rowReduce(ReduceOp::Max), dim(constant(1), 0), dim(constant(0), 2)));
+  body.push_back(store(1, rowReduce(ReduceOp::Min), dim(constant(2), 0), dim(constant(0), 2)));
+  // m - repeat_cols(row_max(m), 3): [[-4, 0, -2], [-2, -8, 0]] -> o[3:5]
+  body.push_back(store(1,
+                       binary(BinaryOp::Sub, mload(), ops(ExprKind::RepeatCols, DType::F32, {2, 3}, rowReduce(ReduceOp::Max)),
+                              DType::F32),
+                       dim(constant(3), 2), dim(constant(0), 3)));
+  // repeat_rows(iota(3), 2) as f32: [[0, 1, 2], [0, 1, 2]] -> o[5:7]
+  body.push_back(store(1, cast(ops(ExprKind::RepeatRows, DType::I32, {2, 3}, iota(3)), DType::F32),
+                       dim(constant(5), 2), dim(constant(0), 3)));
+  Megakernel mk = single({tensor(0, "m", Tensor::Activation, DType::F32, {2, 3}), tensor(1, "o", Tensor::Activation, DType::F32, {7, 3})},
+                         {inParam("m", {2, 3}), outParam("o", {7, 3})}, std::move(body));
+  interp::Interpreter in(mk);
+  in.setTensor(0, {1, 5, 3, 4, -2, 6});
+  in.step({}, 0);
+  CHECK(in.tensor(1) == std::vector<float>{9, 8, 0, 5, 6, 0, 1, -2, 0, -4, 0, -2, -2, -8, 0, 0, 1, 2, 0, 1, 2});
+}
+
 TEST_CASE("interp: mma and mma_nt against a float64 reference, bf16 and f32 operands") {
   // a: [M, K], b: [K, N], bt: [N, K] (b transposed), non-square; c = mma(a, b), d = mma_nt(a, bt).
   const int64_t M = 3, K = 37, N = 5;

@@ -14,7 +14,7 @@ syn keyword mkConstant      inf
 syn keyword mkType          bf16 f16 f32 i32 bool int float
 syn keyword mkLayout        tiled col_major row_major padded swizzle interleave
 syn keyword mkBuiltin       exp log sqrt rsqrt sin cos tanh sigmoid silu abs pow max min select
-syn keyword mkBuiltin       sum mean argmax dot rowdot coldot mma mma_nt iota concat
+syn keyword mkBuiltin       sum row_sum row_max row_min mean argmax dot rowdot coldot mma mma_nt iota repeat_rows repeat_cols concat
 
 syn match   mkDeclName      /\%(\<\%(op\|fn\|step\)\s\+\)\@<=\h\w*/
 syn match   mkTypeName      /\%(\<\%(config\|group\)\s\+\)\@<=\h\w*/
