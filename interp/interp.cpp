@@ -371,26 +371,7 @@ struct TaskRunner {
         if (a.shape.size() != 2 || a.shape[1] <= 0) fail(std::string("row_") + spelling(e.reduce) + " of shape " + abi::shapeString(a.shape));
         const int64_t M = a.shape[0], N = a.shape[1];
         Value r{e.dtype, {M}, {}};
-        for (int64_t m = 0; m < M; ++m) {
-          const double* row = a.v.data() + m * N;
-          if (e.reduce == ReduceOp::Sum) {
-            // Sequential accumulation along the row, as `sum` does.
-            if (!isFloat(e.dtype)) {
-              int64_t acc = 0;
-              for (int64_t n = 0; n < N; ++n) acc = wrap32(acc + int64_t(row[n]));
-              r.v.push_back(double(acc));
-            } else {
-              float acc = 0;
-              for (int64_t n = 0; n < N; ++n) acc += float(row[n]);
-              r.v.push_back(rnd(e.dtype, acc));
-            }
-            continue;
-          }
-          double best = row[0];
-          for (int64_t n = 1; n < N; ++n)
-            if (e.reduce == ReduceOp::Min ? row[n] < best : row[n] > best) best = row[n];
-          r.v.push_back(convert(a.dtype, e.dtype, best));
-        }
+        for (int64_t m = 0; m < M; ++m) r.v.push_back(reduceValues(e.reduce, e.dtype, a.dtype, a.v.data() + m * N, size_t(N)));
         return r;
       }
       case ExprKind::RepeatRows:
@@ -494,27 +475,32 @@ struct TaskRunner {
     Value tmp;
     const Value& a = ref(operandExpr, tmp);
     if (a.v.empty()) fail(std::string(spelling(e.reduce)) + " of an empty tile");
-    const size_t n = a.v.size();
-    switch (e.reduce) {
+    return reduceValues(e.reduce, e.dtype, a.dtype, a.v.data(), a.v.size());
+  }
+
+  // `op` over the n (> 0) values v of dtype `from`, to a value of dtype `to`: the one definition
+  // of a reduction's order and rounding, for `sum`-like builtins and each row of `row_sum`-like ones.
+  double reduceValues(ReduceOp op, DType to, DType from, const double* v, size_t n) {
+    switch (op) {
       case ReduceOp::Sum:
       case ReduceOp::Mean: {
-        if (!isFloat(e.dtype)) {
+        if (!isFloat(to)) {
           int64_t acc = 0;
-          for (double x : a.v) acc = wrap32(acc + int64_t(x));
-          return rnd(e.dtype, double(e.reduce == ReduceOp::Mean ? acc / int64_t(n) : acc));
+          for (size_t k = 0; k < n; ++k) acc = wrap32(acc + int64_t(v[k]));
+          return rnd(to, double(op == ReduceOp::Mean ? acc / int64_t(n) : acc));
         }
         float acc = 0;  // sequential f32 accumulation
-        for (double x : a.v) acc += float(x);
-        if (e.reduce == ReduceOp::Mean) acc /= float(n);
-        return rnd(e.dtype, acc);
+        for (size_t k = 0; k < n; ++k) acc += float(v[k]);
+        if (op == ReduceOp::Mean) acc /= float(n);
+        return rnd(to, acc);
       }
       case ReduceOp::Max:
       case ReduceOp::Min:
       case ReduceOp::Argmax: {
         size_t best = 0;
         for (size_t k = 1; k < n; ++k)
-          if (e.reduce == ReduceOp::Min ? a.v[k] < a.v[best] : a.v[k] > a.v[best]) best = k;  // strict: the FIRST extreme
-        return e.reduce == ReduceOp::Argmax ? rnd(e.dtype, double(best)) : convert(a.dtype, e.dtype, a.v[best]);
+          if (op == ReduceOp::Min ? v[k] < v[best] : v[k] > v[best]) best = k;  // strict: the FIRST extreme
+        return op == ReduceOp::Argmax ? rnd(to, double(best)) : convert(from, to, v[best]);
       }
     }
     fail("unknown reduction");

@@ -45,13 +45,17 @@ TileGen::Partial TileGen::blockReduce(ReduceOp op, DType accT, Partial p) {
   return r;
 }
 
+// The value that `op` leaves any accumulator of dtype accT unchanged with.
+V TileGen::reduceIdentity(ReduceOp op, DType accT) {
+  if (op == ReduceOp::Sum || op == ReduceOp::Mean) return isFloat(accT) ? cf(0) : ci(0);
+  if (isFloat(accT)) return cf(op == ReduceOp::Min ? INFINITY : -INFINITY);
+  return ci(op == ReduceOp::Min ? INT32_MAX : INT32_MIN);
+}
+
 // Per-thread accumulation over n elements, then the block-wide combination.
 TileGen::Partial TileGen::reduceElements(ReduceOp op, DType accT, int64_t n, const std::function<V(V)>& value) {
   const bool withIndex = op != ReduceOp::Sum && op != ReduceOp::Mean;
-  V init = nullptr;
-  if (op == ReduceOp::Sum || op == ReduceOp::Mean) init = isFloat(accT) ? cf(0) : ci(0);
-  else if (isFloat(accT)) init = cf(op == ReduceOp::Min ? INFINITY : -INFINITY);
-  else init = ci(op == ReduceOp::Min ? INT32_MAX : INT32_MIN);
+  V init = reduceIdentity(op, accT);
   auto* accSlot = entryAlloca(repr(accT));
   auto* idxSlot = entryAlloca(i32());
   b_.CreateStore(init, accSlot);
@@ -122,8 +126,7 @@ TileGen::TileRef TileGen::rowReduce(const Expr& e) {
       return b_.CreateBinaryIntrinsic(isMin ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum, x, y);
     return b_.CreateSelect(isMin ? b_.CreateICmpSLT(x, y) : b_.CreateICmpSGT(x, y), x, y);
   };
-  V init = sum ? (isFloat(accT) ? cf(0) : ci(0))
-               : isFloat(accT) ? cf(isMin ? INFINITY : -INFINITY) : ci(isMin ? INT32_MAX : INT32_MIN);
+  V init = reduceIdentity(e.reduce, accT);
   const int groups = T() / 32;
   V lane = b_.CreateURem(env_.tid, ci(32)), group = b_.CreateUDiv(env_.tid, ci(32));
   auto* acc = entryAlloca(repr(accT));

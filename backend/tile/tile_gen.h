@@ -141,6 +141,7 @@ class TileGen {
     V index;  // argmax/argmin position (i32), or null
   };
   Partial blockReduce(ReduceOp op, DType accT, Partial p);
+  V reduceIdentity(ReduceOp op, DType accT);
   Partial reduceElements(ReduceOp op, DType accT, int64_t n, const std::function<V(V)>& value);
   V reduce(const Expr& e);
   V dot(const Expr& e);
