@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,30 +29,95 @@ abi::TensorMeta::Kind metaKind(ir::Tensor::Kind k) {
 // What step input `input` starts: the exclusive upper bound on its values that keeps every
 // region it starts inside its tensor (the token indexes the embedding's rows, the position the
 // caches'), -1 when no region starts at it; and which kinds of tensor those regions are in, for
-// its role. The runtime checks inputs against the bound before a launch.
+// its role. A region may start at the input plus a non-negative offset of task indices and
+// constants (a prefill's `pos0 + b * BT`): the bound then leaves room for the largest offset.
+// The runtime checks inputs against the bound before a launch.
 struct InputUse {
   int64_t bound = -1;
   bool startsWeightRow = false;  // dim 0 of a weight region
   bool startsState = false;      // any dim of a state tensor's region
 };
 
+// The slots an op binds once with `let` (never assigned), to the bound expression.
+void collectLets(const ir::Block& b, std::map<int, const ir::Expr*>& lets, std::set<int>& assigned) {
+  for (const auto& st : b) {
+    if (st->kind == ir::StmtKind::Let) {
+      if (lets.count(st->slot)) assigned.insert(st->slot);
+      lets[st->slot] = st->value.get();
+    }
+    if (st->kind == ir::StmtKind::Assign || st->kind == ir::StmtKind::For) assigned.insert(st->slot);
+    collectLets(st->body, lets, assigned);
+    collectLets(st->otherwise, lets, assigned);
+  }
+}
+
+// The largest value of an integer index that is a sum or product of non-negative constants, task
+// indices and let-bound locals of them; nullopt for anything else.
+std::optional<int64_t> largestOffset(const ir::Expr* e, const ir::TileFunc& f, const std::map<int, const ir::Expr*>& lets,
+                                     int depth = 0) {
+  if (!e || depth > 32) return std::nullopt;
+  switch (e->kind) {
+    case ir::ExprKind::Const:
+      if (e->value >= 0 && e->value == double(int64_t(e->value))) return int64_t(e->value);
+      return std::nullopt;
+    case ir::ExprKind::TaskIndex:
+      if (e->index >= 0 && size_t(e->index) < f.taskGrid.size()) return f.taskGrid[size_t(e->index)] - 1;
+      return std::nullopt;
+    case ir::ExprKind::Local: {
+      auto it = lets.find(e->index);
+      return it == lets.end() ? std::nullopt : largestOffset(it->second, f, lets, depth + 1);
+    }
+    case ir::ExprKind::Cast:
+      return e->operands.empty() ? std::nullopt : largestOffset(e->operands[0].get(), f, lets, depth + 1);
+    case ir::ExprKind::Binary: {
+      if (e->operands.size() != 2 || (e->binary != ir::BinaryOp::Add && e->binary != ir::BinaryOp::Mul)) return std::nullopt;
+      auto a = largestOffset(e->operands[0].get(), f, lets, depth + 1);
+      auto b = largestOffset(e->operands[1].get(), f, lets, depth + 1);
+      if (!a || !b) return std::nullopt;
+      return e->binary == ir::BinaryOp::Add ? *a + *b : *a * *b;
+    }
+    default: return std::nullopt;
+  }
+}
+
 InputUse inputUse(const ir::Graph& g, int input) {
   InputUse use;
   auto tighten = [&](int64_t b) { use.bound = use.bound < 0 ? b : std::min(use.bound, b); };
   for (const ir::Node& n : g.nodes) {
     if (!n.func) continue;
+    std::map<int, const ir::Expr*> lets;
+    std::set<int> assigned;
+    collectLets(n.func->body, lets, assigned);
+    for (int slot : assigned) lets.erase(slot);
     for (size_t p = 0; p < n.scalars.size(); ++p) {
       if (n.tensors[p] >= 0 || n.scalars[p].kind != ir::ScalarArg::Input || n.scalars[p].index != input) continue;
-      auto startsAt = [&](const ir::Expr* e) {
+      // The largest offset from the input at which `e` starts a region; nullopt when `e` is not
+      // the input (cast or not) plus such an offset.
+      std::function<std::optional<int64_t>(const ir::Expr*, int)> offsetFromInput = [&](const ir::Expr* e, int depth)
+          -> std::optional<int64_t> {
         while (e && e->kind == ir::ExprKind::Cast && !e->operands.empty()) e = e->operands[0].get();
-        return e && e->kind == ir::ExprKind::Scalar && e->index == int(p);
+        if (!e || depth > 32) return std::nullopt;
+        if (e->kind == ir::ExprKind::Scalar && e->index == int(p)) return 0;
+        if (e->kind == ir::ExprKind::Local) {
+          auto it = lets.find(e->index);
+          return it == lets.end() ? std::nullopt : offsetFromInput(it->second, depth + 1);
+        }
+        if (e->kind == ir::ExprKind::Binary && e->binary == ir::BinaryOp::Add && e->operands.size() == 2) {
+          for (int side = 0; side < 2; ++side) {
+            auto base = offsetFromInput(e->operands[size_t(side)].get(), depth + 1);
+            auto off = largestOffset(e->operands[size_t(1 - side)].get(), *n.func, lets);
+            if (base && off) return *base + *off;
+          }
+        }
+        return std::nullopt;
       };
       auto region = [&](int param, const std::vector<ir::RegionDim>& dims) {
         if (param < 0 || size_t(param) >= n.tensors.size() || n.tensors[param] < 0) return;
         const ir::Tensor& t = g.tensors[size_t(n.tensors[param])];
         for (size_t d = 0; d < dims.size() && d < t.shape.size(); ++d) {
-          if (!startsAt(dims[d].start.get())) continue;
-          tighten(t.shape[d] - std::max<int64_t>(dims[d].length, 1) + 1);
+          const std::optional<int64_t> off = offsetFromInput(dims[d].start.get(), 0);
+          if (!off) continue;
+          tighten(t.shape[d] - std::max<int64_t>(dims[d].length, 1) - *off + 1);
           if (t.kind == ir::Tensor::Weight && d == 0) use.startsWeightRow = true;
           if (t.kind == ir::Tensor::State) use.startsState = true;
         }

@@ -17,6 +17,11 @@
 #   rows           tests/gpu/chunk_attention_decode.mk (row_sum/max/min, repeat_rows/cols, a chunk-shaped
 #                  attention): logits against the interpreter's (rel L2 <= 1e-5: exp and the summation
 #                  order differ; 4.45e-07 measured on an H200, bench/results/2026-12-03-rows-check)
+#   prefill        tests/gpu/llama_tiny_prefill.mk's chunks (16+8 and 5+16+3 tokens) on tests/data's
+#                  weights: every prompt position's logits against transformers float32 (rel L2 <= 5e-3)
+#                  and the decode kernel's (<= 1e-2), the gates of tests/e2e/prefill_test.cpp
+#                  (build-gpu/mk-prefill-check)
+#   memcheck-prefill   the same under compute-sanitizer memcheck
 #   parity-STEM.CONFIG   scripts/gpu_parity.py --steps all for every config of every examples/*.mk
 #                  (build-gpu/shipped.txt): random HF weights, teacher-forced through every position of
 #                  the KV cache, gated at every position against transformers float32; the per-position
@@ -96,7 +101,7 @@ want() { [ -z "$CHECKS" ] || [[ " $CHECKS " == *" $1 "* ]]; }
 last_line() { grep -E "$1" "$2" | tail -1 | cut -c1-400; }
 
 TINY_TOKENS=$(tr -d ' \n' < tests/data/tiny_llama_tokens.txt)
-chmod +x "$G/mkrt-run" 2>/dev/null
+chmod +x "$G/mkrt-run" "$G/mk-prefill-check" 2>/dev/null
 
 say "# mkdsl GPU checks: bash scripts/gpu-check.sh ($(date -u +%FT%TZ), budget ${BUDGET_S} s)"
 
@@ -159,6 +164,31 @@ mma_check() {  # NAME STEM TOLERANCE: build-gpu/STEM.ptx against STEM_cpu.npy
 mma_check mma mma 1e-6
 mma_check mma-tc mma_tc 1e-5
 mma_check rows rows 1e-5
+
+# ---- prefill: the prefill kernel's chunks against transformers and the decode kernel ---------------
+prefill_check() {  # NAME LIMIT [compute-sanitizer TOOL]
+  local name=$1 lim=$2; shift 2
+  want "$name" || return 0
+  if [ ! -x "$G/mk-prefill-check" ] || [ ! -f "$G/prefill.ptx" ]; then
+    record "$name" FAIL 0 "missing $G/mk-prefill-check or prefill.ptx: run scripts/gpu-prepare.sh"
+    return
+  fi
+  local pre=()
+  [ $# -gt 0 ] && pre=(compute-sanitizer --tool "$2" --error-exitcode 3 --print-limit 50)
+  run "$name" "$(cap "$lim")" "${pre[@]}" "$G/mk-prefill-check" --prefill "$G/prefill.ptx" --decode "$G/tiny.ptx" \
+    --weights tests/data/tiny_llama.safetensors --tokens tests/data/tiny_llama_tokens.txt \
+    --golden-f32 tests/data/tiny_llama_logits_f32.npy ${pre:+--timeout-ms 120000}
+  local log=$W/logs/$name.log D S
+  D=$(grep -E '^chunks ' "$log" | tr '\n' ';' | cut -c1-400)
+  S=$(grep -E 'ERROR SUMMARY' "$log" | sed 's/^=* *//' | head -1)
+  if [ $RC -eq 0 ]; then
+    record "$name" PASS "$ELAPSED" "${S:+$S; }$D"
+  else
+    record "$name" FAIL "$ELAPSED" "exit $RC: ${S:+$S; }${D:-$(last_line 'error|FAIL' "$log")}"
+  fi
+}
+prefill_check prefill 60
+prefill_check memcheck-prefill 300 compute-sanitizer memcheck
 
 # ---- parity against transformers at every position, for every shipped config ----------------------
 # gpu-prepare.sh's shipped.txt lists each config of examples/*.mk; each is teacher-forced through

@@ -23,6 +23,9 @@
 #                                  the matrix instruction)
 #   rows.ptx, rows.meta.json, rows_cpu.npy  the same for tests/gpu/chunk_attention_decode.mk (row_sum,
 #                                  row_max, row_min, repeat_rows, repeat_cols in a chunk-shaped attention)
+#   prefill.ptx, prefill.meta.json tests/gpu/llama_tiny_prefill.mk (std.llama's prefill forms), and
+#   mk-prefill-check               its check against tests/data's goldens and the decode kernel
+#                                  (tests/gpu/prefill_check.cpp, stripped like mkrt-run)
 #   mma_proj_CONFIG_TILE.ptx, .meta.json  bench/mma/proj.mk per config and tile (scripts/bench_mma.py)
 #   PREPARED.txt                   git revision, tool versions, sha256 of every file
 #
@@ -45,18 +48,21 @@ if [ ! -f "$BUILD/build.ninja" ]; then
   echo "no $BUILD/build.ninja: configure first (bash scripts/run.sh does)" >&2
   exit 1
 fi
-ninja -C "$BUILD" mkdsl mkrt-run 2>/dev/null || ninja -C "$BUILD"
+ninja -C "$BUILD" mkdsl mkrt-run mk-prefill-check 2>/dev/null || ninja -C "$BUILD"
 
 step "fill $G/"
 rm -rf "$G"
 mkdir -p "$G"
 cp "$MKRT" "$G/mkrt-run"
-strip "$G/mkrt-run"
-echo "mkrt-run needs:"; ldd "$G/mkrt-run" | sed 's/^/  /'
-if ldd "$G/mkrt-run" | grep -v -E 'linux-vdso|libc\.so|libm\.so|ld-linux' | grep -q .; then
-  echo "mkrt-run links more than libc/libm; it may not run on the GPU machine" >&2
-  exit 1
-fi
+cp "$BUILD/tests/mk-prefill-check" "$G/mk-prefill-check"
+for tool in mkrt-run mk-prefill-check; do
+  strip "$G/$tool"
+  echo "$tool needs:"; ldd "$G/$tool" | sed 's/^/  /'
+  if ldd "$G/$tool" | grep -v -E 'linux-vdso|libc\.so|libm\.so|ld-linux' | grep -q .; then
+    echo "$tool links more than libc/libm; it may not run on the GPU machine" >&2
+    exit 1
+  fi
+done
 
 build() {  # NAME FILE [mkdsl build options...]
   local name=$1 file=$2; shift 2
@@ -118,6 +124,7 @@ done
 echo "$MKDSL run tests/gpu/mma_tensor_decode.mk --device cpu --random-weights 7 --tokens $MMA_TOKENS --max-new 0 --dump-logits $G/mma_tc_cpu.npy"
 "$MKDSL" run tests/gpu/mma_tensor_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \
   --dump-logits "$G/mma_tc_cpu.npy"
+build prefill tests/gpu/llama_tiny_prefill.mk
 build rows tests/gpu/chunk_attention_decode.mk
 echo "$MKDSL run tests/gpu/chunk_attention_decode.mk --device cpu --random-weights 7 --tokens $MMA_TOKENS --max-new 0 --dump-logits $G/rows_cpu.npy"
 "$MKDSL" run tests/gpu/chunk_attention_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \

@@ -91,3 +91,39 @@ op attention_combine<NS, H, QD>(pm: f32[NS, H], pl: f32[NS, H], pacc: f32[NS, QD
     let acc = coldot(load pacc[0 : +NS, h * Dh : +Dh], w);
     store o[h * Dh : +Dh] = (acc / l) as bf16;
 }
+
+/// Causal GQA attention for a chunk of T queries at positions pos0 .. pos0 + T - 1 (prefill):
+/// row r attends to cache positions 0 .. pos0 + r, which hold the earlier chunks and this chunk's
+/// keys and values (std.rope's `qkv_rope_append_rows` has just written them). Task (g, i, b) runs
+/// query head h = g * G + i for the BQ rows b*BQ.. over key blocks of BK positions, up to the
+/// block's last row: scores Q K^T on the tensor cores, an online softmax per row in f32, and
+/// P V with P rounded to bf16 (the tensor-core operand; the decode form keeps P f32).
+/// `pos0 + T` must be at most S. Tuning: `BQ` must divide T, `BK` must divide S.
+op attention_prefill<T, QD, KVH, S, Dh, BQ = 16, BK = 64>(q: bf16[T, QD], k_cache: bf16[KVH, S, Dh],
+    v_cache: bf16[KVH, S, Dh], pos0: i32) -> o: bf16[T, QD]
+    tasks g in KVH, i in QD / Dh / KVH, b in T / BQ {
+    static_assert(QD % (Dh * KVH) == 0, "attention_prefill: query heads must be a multiple of KV heads");
+    static_assert(T % BQ == 0, "attention_prefill: the query block BQ must divide T");
+    static_assert(S % BK == 0, "attention_prefill: the key block BK must divide the cache length S");
+    const G = QD / Dh / KVH;
+    let h = g * G + i;
+    let first = pos0 + b * BQ;
+    let qh = load q[b * BQ : +BQ, h * Dh : +Dh];
+    let scale = rsqrt(Dh as f32);
+    let query = repeat_cols(iota(BQ) + first, BK);
+    var m: f32[BQ] = -inf;
+    var l: f32[BQ];
+    var acc: f32[BQ, Dh];
+    // Key block 0 holds position 0, which every row sees: m is finite after the first block.
+    for p0 in 0 .. first + BQ by BK {
+        let s = mma_nt(qh, load k_cache[g, p0 : +BK, 0 : +Dh]) * scale;
+        let keep = select(repeat_rows(iota(BK) + p0, BQ) <= query, s, -inf);
+        let m_new = max(m, row_max(keep));
+        let alpha = exp(m - m_new);
+        let p = exp(keep - repeat_cols(m_new, BK));
+        l = l * alpha + row_sum(p);
+        acc = acc * repeat_cols(alpha, Dh) + mma(p as bf16, load v_cache[g, p0 : +BK, 0 : +Dh]);
+        m = m_new;
+    }
+    store o[b * BQ : +BQ, h * Dh : +Dh] = (acc / repeat_cols(l, Dh)) as bf16;
+}

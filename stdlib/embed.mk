@@ -9,3 +9,13 @@ op embed<V, D, C = 64>(table: bf16[V, D], token: i32) -> y: f32[D]
     static_assert(D % C == 0, "embed: the column chunk C must divide the hidden size D");
     store y[t * C : +C] = (load table[token, t * C : +C]) as f32;
 }
+
+/// Prefill form: the embeddings of T tokens, `y[r, :] = table[tokens[r], :]` as f32 (exact), one
+/// task per row and C-column piece. Every entry of `tokens` must be in [0, V), padding included.
+/// Tuning: `C` (columns per task) must divide D.
+op embed_rows<V, D, T, C = 64>(table: bf16[V, D], tokens: i32[T]) -> y: f32[T, D]
+    tasks r in T, t in D / C {
+    static_assert(D % C == 0, "embed_rows: the column chunk C must divide the hidden size D");
+    let token = load tokens[r];
+    store y[r, t * C : +C] = (load table[token, t * C : +C]) as f32;
+}

@@ -29,3 +29,21 @@ op matvec_residual<N, K, R = 16, C = 512>(w: bf16[N, K] tiled(R, C), x: bf16[K],
     let res = load residual[t * R : +R];
     store y[t * R : +R] = res + wx;
 }
+
+/// Prefill form of `matvec_residual` for T rows: `y = residual + x W^T` in f32, x bf16[T, K], on
+/// the tensor cores where the shapes allow (docs/language.md, "Matrix products"). Task (t, b) owns
+/// the R output columns t*R.. of the BT rows b*BT..; it walks K in chunks of C (one contiguous
+/// weight tile each) and accumulates in f32.
+/// Tuning: R and C are the weight's `tiled(R, C)`; `BT` rows per task must divide T.
+op linear_residual_rows<N, K, T, R = 16, C = 512, BT = 16>(w: bf16[N, K] tiled(R, C), x: bf16[T, K],
+    residual: f32[T, N]) -> y: f32[T, N]
+    tasks t in N / R, b in T / BT {
+    static_assert(K % C == 0, "linear_residual_rows: the K chunk C must divide K");
+    static_assert(T % BT == 0, "linear_residual_rows: the row block BT must divide T");
+    var acc: f32[BT, R];
+    for k in 0 .. K by C {
+        acc += mma_nt(load x[b * BT : +BT, k : +C], load w[t * R : +R, k : +C]);
+    }
+    let res = load residual[b * BT : +BT, t * R : +R];
+    store y[b * BT : +BT, t * R : +R] = res + acc;
+}

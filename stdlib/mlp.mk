@@ -29,3 +29,33 @@ op rmsnorm_swiglu<N2, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[N2, K] tile
     let act = silu(gate);
     store y[t * R : +R] = (act * up) as bf16;
 }
+
+/// Prefill form of `rmsnorm_swiglu` for T rows of the f32 hidden state `x`:
+/// `y = silu(n Wgate^T) * (n Wup^T)`, n the row-wise RMSNorm, bf16[T, F]. Task (t, b) owns gate
+/// and up columns t*R.. of rows b*BT... The sums of squares are taken C columns at a time (a row
+/// block of x is never held whole), and the normalised rows are rounded to bf16, the operands of
+/// the tensor-core products (the decode form keeps them f32: docs/language.md §10.1).
+/// Tuning: R and C are the weight's `tiled(R, C)`; `BT` rows per task must divide T.
+op rmsnorm_swiglu_rows<N2, K, T, R = 16, C = 512, BT = 16, eps: float = 1e-5>(w: bf16[N2, K] tiled(R, C),
+    norm: bf16[K], x: f32[T, K]) -> y: bf16[T, N2 / 2]
+    tasks t in N2 / (2 * R), b in T / BT {
+    static_assert(K % C == 0, "rmsnorm_swiglu_rows: the K chunk C must divide K");
+    static_assert(N2 % (2 * R) == 0, "rmsnorm_swiglu_rows: R must divide the gate (and up) rows");
+    static_assert(T % BT == 0, "rmsnorm_swiglu_rows: the row block BT must divide T");
+    const F = N2 / 2;
+    var ss: f32[BT];
+    for k in 0 .. K by C {
+        let xc = load x[b * BT : +BT, k : +C];
+        ss += row_sum(xc * xc);
+    }
+    let inv_rms = rsqrt(ss / K + eps);
+    var gate: f32[BT, R];
+    var up: f32[BT, R];
+    for k in 0 .. K by C {
+        let g = repeat_rows((load norm[k : +C]) as f32, BT);
+        let xn = (g * ((load x[b * BT : +BT, k : +C]) * repeat_cols(inv_rms, C))) as bf16;
+        gate += mma_nt(xn, load w[t * R : +R, k : +C]);
+        up += mma_nt(xn, load w[F + t * R : +R, k : +C]);
+    }
+    store y[b * BT : +BT, t * R : +R] = (silu(gate) * up) as bf16;
+}

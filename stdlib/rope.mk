@@ -87,3 +87,80 @@ op qkv_rope_append<N, K, KVH, S, Dh, R = 16, C = 512, eps: float = 1e-5, theta: 
         }
     }
 }
+
+/// Prefill form of `qkv_rope_append` for T tokens at positions pos0 .. pos0 + T - 1: row-wise
+/// RMSNorm of `x` (f32[T, K]; sums of squares C columns at a time, the normalised rows rounded to
+/// bf16 as the tensor-core operands), the q/k/v projections, RoPE with each row's own position,
+/// and the append of T rows of k and v to the caches at pos0... Returns the rotated queries,
+/// bf16[T, H * Dh]. Task (h, j, b) owns head h's rotation pairs j*R.. for rows b*BT.., as the
+/// decode form does for one row. Every one of the T rows is written to the caches, padding rows
+/// of a partial chunk included (a later step overwrites them before anything reads them), so
+/// `pos0 + T` must be at most S.
+/// Tuning: R (must divide Dh / 2) and C are the weight's `tiled(R, C)`; `BT` rows per task must
+/// divide T.
+op qkv_rope_append_rows<N, K, KVH, S, Dh, T, R = 16, C = 512, BT = 16, eps: float = 1e-5,
+    theta: float = 500000.0, rope_factor: float = 1.0, rope_low: float = 1.0, rope_high: float = 4.0,
+    rope_orig: float = 8192.0>(
+    w: bf16[N, K] tiled(R, C), norm: bf16[K], x: f32[T, K], pos0: i32,
+    k_cache: inout bf16[KVH, S, Dh], v_cache: inout bf16[KVH, S, Dh])
+    -> q: bf16[T, N - 2 * KVH * Dh]
+    tasks h in N / Dh, j in Dh / 2 / R, b in T / BT {
+    static_assert(N % Dh == 0, "qkv_rope_append_rows: weight rows must be a whole number of heads");
+    static_assert(N / Dh > 2 * KVH, "qkv_rope_append_rows: weight rows must hold q, k and v heads");
+    static_assert(Dh % (2 * R) == 0, "qkv_rope_append_rows: tile rows R must divide head_dim / 2");
+    static_assert(K % C == 0, "qkv_rope_append_rows: the K chunk C must divide K");
+    static_assert(T % BT == 0, "qkv_rope_append_rows: the row block BT must divide T");
+    static_assert(T <= S, "qkv_rope_append_rows: a chunk of T rows must fit the cache");
+    const half = Dh / 2;
+    const H = N / Dh - 2 * KVH;
+    let r0 = b * BT;
+
+    var ss: f32[BT];
+    for k in 0 .. K by C {
+        let xc = load x[r0 : +BT, k : +C];
+        ss += row_sum(xc * xc);
+    }
+    let inv_rms = rsqrt(ss / K + eps);
+
+    let row = h * Dh + j * R;
+    var a: f32[BT, R];
+    var bb: f32[BT, R];
+    for k in 0 .. K by C {
+        let g = repeat_rows((load norm[k : +C]) as f32, BT);
+        let xn = (g * ((load x[r0 : +BT, k : +C]) * repeat_cols(inv_rms, C))) as bf16;
+        a += mma_nt(xn, load w[row : +R, k : +C]);
+        bb += mma_nt(xn, load w[row + half : +R, k : +C]);
+    }
+    let qa = a as bf16;
+    let qb = bb as bf16;
+
+    if h >= H + KVH {
+        store v_cache[h - H - KVH, pos0 + r0 : +BT, j * R : +R] = qa;
+        store v_cache[h - H - KVH, pos0 + r0 : +BT, half + j * R : +R] = qb;
+    } else {
+        let i2 = ((iota(R) + j * R) * 2) as f32;
+        var inv_freq: f32[R] = 1.0 / pow(theta, i2 / Dh);
+        if rope_factor != 1.0 {
+            let wavelen = 6.283185307179586 / inv_freq;
+            let smooth = (rope_orig / wavelen - rope_low) / (rope_high - rope_low);
+            let medium = (1.0 - smooth) * inv_freq / rope_factor + smooth * inv_freq;
+            inv_freq = select(wavelen < rope_orig / rope_high, inv_freq,
+                select(wavelen > rope_orig / rope_low, inv_freq / rope_factor, medium));
+        }
+        // Row r's angle is (pos0 + r) * inv_freq, the product the decode form takes for pos.
+        let angle = repeat_cols((iota(BT) + (pos0 + r0)) as f32, R) * repeat_rows(inv_freq, BT);
+        let c = cos(angle);
+        let s = sin(angle);
+        let af = qa as f32;
+        let bf = qb as f32;
+        let ra = (af * c - bf * s) as bf16;
+        let rb = (bf * c + af * s) as bf16;
+        if h < H {
+            store q[r0 : +BT, h * Dh + j * R : +R] = ra;
+            store q[r0 : +BT, h * Dh + half + j * R : +R] = rb;
+        } else {
+            store k_cache[h - H, pos0 + r0 : +BT, j * R : +R] = ra;
+            store k_cache[h - H, pos0 + r0 : +BT, half + j * R : +R] = rb;
+        }
+    }
+}

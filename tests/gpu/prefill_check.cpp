@@ -1,0 +1,165 @@
+// mk-prefill-check: the GPU counterpart of tests/e2e/prefill_test.cpp (scripts/gpu-check.sh
+// `prefill`). It runs the prefill kernel (tests/gpu/llama_tiny_prefill.mk) and the decode kernel
+// (examples/llama_tiny.mk) on tests/data's weights and tokens, and checks every prompt position's
+// logits from the prefill's chunks against transformers float32 (tests/data's golden) and against
+// the decode kernel's logits at that position, with the CPU test's gates. Each chunking of the
+// prompt (`--chunks 16,8` and `--chunks 5,16,3`: a chunk starting mid-block) starts from a reset.
+//
+//   mk-prefill-check --prefill P.ptx --decode D.ptx --weights W.safetensors --tokens T.txt
+//                    --golden-f32 G.npy [--chunks 16,8 --chunks 5,16,3] [--timeout-ms N]
+//
+// --timeout-ms: how long one wait in the kernels may spin (the runtime's default otherwise; long
+// under compute-sanitizer).
+// Prints one line per chunking and the worst errors; exit 0 when every gate holds, 1 otherwise.
+#include <algorithm>
+#include <cstdint>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "runtime/mkrt.hpp"
+#include "runtime/npy.h"
+
+namespace {
+
+// The CPU test's gates (tests/e2e/prefill_test.cpp says why these sizes).
+constexpr double kVsDecode = 1e-2;
+constexpr double kVsHfF32 = 5e-3;
+
+double relL2(const float* a, const float* b, size_t n) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double d = double(a[i]) - double(b[i]);
+    num += d * d;
+    den += double(b[i]) * double(b[i]);
+  }
+  return std::sqrt(num / std::max(den, 1e-300));
+}
+size_t argmax(const float* v, size_t n) { return size_t(std::max_element(v, v + n) - v); }
+
+std::vector<int> parseInts(const std::string& text) {
+  std::vector<int> v;
+  std::stringstream s(text);
+  std::string item;
+  while (std::getline(s, item, ',')) v.push_back(std::stoi(item));
+  return v;
+}
+
+int run(int argc, char** argv) {
+  std::string prefillPtx, decodePtx, weights, tokensFile, goldenFile;
+  std::vector<std::vector<int>> chunkings;
+  uint64_t timeoutMs = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--prefill") prefillPtx = value();
+    else if (a == "--decode") decodePtx = value();
+    else if (a == "--weights") weights = value();
+    else if (a == "--tokens") tokensFile = value();
+    else if (a == "--golden-f32") goldenFile = value();
+    else if (a == "--chunks") chunkings.push_back(parseInts(value()));
+    else if (a == "--timeout-ms") timeoutMs = std::stoull(value());
+    else throw std::runtime_error("unknown argument '" + a + "'");
+  }
+  if (prefillPtx.empty() || decodePtx.empty() || weights.empty() || tokensFile.empty() || goldenFile.empty())
+    throw std::runtime_error("--prefill, --decode, --weights, --tokens and --golden-f32 are required");
+  if (chunkings.empty()) chunkings = {{16, 8}, {5, 16, 3}};
+  auto meta = [](const std::string& ptx) { return ptx.substr(0, ptx.rfind('.')) + ".meta.json"; };
+
+  std::ifstream tf(tokensFile);
+  std::string text((std::istreambuf_iterator<char>(tf)), std::istreambuf_iterator<char>());
+  const std::vector<int> tokens = parseInts(text);
+  const mk::runtime::NpyArray gold = mk::runtime::readNpy(goldenFile);
+  const size_t N = tokens.size();
+  if (gold.shape.size() != 2 || size_t(gold.shape[0]) != N)
+    throw std::runtime_error(goldenFile + ": expected [" + std::to_string(N) + ", vocab] logits");
+  const size_t V = size_t(gold.shape[1]);
+
+  mkrt::Model decode(decodePtx, meta(decodePtx));
+  if (timeoutMs) decode.setTimeoutNs(timeoutMs * 1000000);
+  decode.loadWeights(weights);
+  std::vector<float> decoded(N * V);
+  for (size_t p = 0; p < N; ++p) {
+    decode.setInput("token", tokens[p]);
+    decode.setInput("pos", int32_t(p));
+    decode.step();
+    std::vector<float> lg = decode.output("logits");
+    if (lg.size() != V) throw std::runtime_error("the decode kernel's logits are not of the golden's vocab");
+    std::copy(lg.begin(), lg.end(), decoded.begin() + long(p * V));
+  }
+
+  mkrt::Model prefill(prefillPtx, meta(prefillPtx));
+  if (timeoutMs) prefill.setTimeoutNs(timeoutMs * 1000000);
+  prefill.loadWeights(weights);
+  int64_t T = 0;
+  for (const mkrt_tensor_info& in : prefill.inputs())
+    if (std::string(in.name) == "tokens") T = in.shape[0];
+  if (T <= 0) throw std::runtime_error(prefillPtx + ": no `tokens` input");
+
+  bool ok = true;
+  double worstDecodeGpu = 0;
+  for (size_t p = 0; p < N; ++p)
+    worstDecodeGpu = std::max(worstDecodeGpu, relL2(&decoded[p * V], &gold.data[p * V], V));
+  for (const std::vector<int>& chunks : chunkings) {
+    prefill.reset();
+    std::vector<float> rows;
+    std::string label;
+    size_t p0 = 0;
+    bool nextOk = true;
+    for (int n : chunks) {
+      if (n <= 0 || n > T || p0 + size_t(n) > N) throw std::runtime_error("a chunking must cover the prompt in chunks of 1 .. T");
+      std::vector<int32_t> padded(size_t(T), 0);
+      std::copy(tokens.begin() + long(p0), tokens.begin() + long(p0) + n, padded.begin());
+      prefill.setInput("tokens", padded, {T});
+      prefill.setInput("pos0", int32_t(p0));
+      prefill.setInput("last", int32_t(n - 1));
+      prefill.step();
+      const std::vector<float> all = prefill.output("row_logits");
+      rows.insert(rows.end(), all.begin(), all.begin() + long(size_t(n) * V));
+      const std::vector<float> last = prefill.output("logits");
+      const std::vector<int32_t> next = prefill.outputInts("next");
+      nextOk = nextOk && next.at(0) == int32_t(argmax(last.data(), V));
+      label += (label.empty() ? "" : ",") + std::to_string(n);
+      p0 += size_t(n);
+    }
+    if (p0 != N) throw std::runtime_error("chunks " + label + " do not cover the " + std::to_string(N) + " tokens");
+    double worstDecode = 0, worstHf = 0;
+    size_t agree = 0;
+    for (size_t p = 0; p < N; ++p) {
+      const double d = relL2(&rows[p * V], &decoded[p * V], V);
+      const double h = relL2(&rows[p * V], &gold.data[p * V], V);
+      worstDecode = std::max(worstDecode, d);
+      worstHf = std::max(worstHf, h);
+      agree += argmax(&rows[p * V], V) == argmax(&gold.data[p * V], V);
+      if (d > kVsDecode || h > kVsHfF32) {
+        std::printf("  position %zu: rel L2 %.3e against decode (gate %.0e), %.3e against HF f32 (gate %.0e)\n", p, d,
+                    kVsDecode, h, kVsHfF32);
+        ok = false;
+      }
+    }
+    ok = ok && nextOk && agree == N;
+    std::printf("chunks %s: prefill vs decode worst %.3e, vs HF f32 worst %.3e, argmax equal %zu/%zu, next %s\n",
+                label.c_str(), worstDecode, worstHf, agree, N, nextOk ? "ok" : "WRONG");
+  }
+  std::printf("decode kernel vs HF f32 worst %.3e over %zu positions\n", worstDecodeGpu, N);
+  std::printf("%s\n", ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mk-prefill-check: %s\n", e.what());
+    return 1;
+  }
+}
