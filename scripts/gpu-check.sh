@@ -17,11 +17,14 @@
 #   rows           tests/gpu/chunk_attention_decode.mk (row_sum/max/min, repeat_rows/cols, a chunk-shaped
 #                  attention): logits against the interpreter's (rel L2 <= 1e-5: exp and the summation
 #                  order differ; 4.45e-07 measured on an H200, bench/results/2026-12-03-rows-check)
-#   prefill        tests/gpu/llama_tiny_prefill.mk's chunks (16+8 and 5+16+3 tokens) on tests/data's
+#   prefill        tests/gpu/llama_prefill.mk's chunks (16+8 and 5+16+3 tokens) on tests/data's
 #                  weights: every prompt position's logits against transformers float32 (rel L2 <= 5e-3)
 #                  and the decode kernel's (<= 1e-2), the gates of tests/e2e/prefill_test.cpp
 #                  (build-gpu/mk-prefill-check)
 #   memcheck-prefill   the same under compute-sanitizer memcheck
+#   prefill-time   INFO: the Llama-3.2-1B prefill kernel (build-gpu/prefill_1b.ptx, random weights) on
+#                  PREFILL_TIME_TOKENS prompts (default "128 512"), PREFILL_TIME_RUNS runs each (default 5):
+#                  the prefill part of the time to first token (sum of the chunks' GPU times), median
 #   parity-STEM.CONFIG   scripts/gpu_parity.py --steps all for every config of every examples/*.mk
 #                  (build-gpu/shipped.txt): random HF weights, teacher-forced through every position of
 #                  the KV cache, gated at every position against transformers float32; the per-position
@@ -189,6 +192,14 @@ prefill_check() {  # NAME LIMIT [compute-sanitizer TOOL]
 }
 prefill_check prefill 60
 prefill_check memcheck-prefill 300 compute-sanitizer memcheck
+if want prefill-time; then
+  for n in ${PREFILL_TIME_TOKENS:-128 512}; do
+    if [ "$(left)" -lt 30 ]; then record "prefill-time-$n" INFO 0 "not run: the time budget is spent"; continue; fi
+    run "prefill-time-$n" "$(cap 240)" "$G/mk-prefill-check" --prefill "$G/prefill_1b.ptx" --random-weights 7 \
+      --time-tokens "$n" --runs "${PREFILL_TIME_RUNS:-5}"
+    record "prefill-time-$n" INFO "$ELAPSED" "exit $RC: $(last_line '^prefill of|error' "$W/logs/prefill-time-$n.log")"
+  done
+fi
 
 # ---- parity against transformers at every position, for every shipped config ----------------------
 # gpu-prepare.sh's shipped.txt lists each config of examples/*.mk; each is teacher-forced through

@@ -35,27 +35,28 @@ op rmsnorm_swiglu<N2, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[N2, K] tile
 /// and up columns t*R.. of rows b*BT... The sums of squares are taken C columns at a time (a row
 /// block of x is never held whole), and the normalised rows are rounded to bf16, the operands of
 /// the tensor-core products (the decode form keeps them f32: docs/language.md §10.1).
-/// Tuning: R and C are the weight's `tiled(R, C)`; `BT` rows per task must divide T.
-op rmsnorm_swiglu_rows<N2, K, T, R = 16, C = 512, BT = 16, eps: float = 1e-5>(w: bf16[N2, K] tiled(R, C),
+/// Tuning: R and C are the weight's `tiled(R, C)`; `BT` rows per task must divide T; the K chunk
+/// `KC` (must divide K) bounds the tiles a task holds (a C-column chunk of BT rows may not fit).
+op rmsnorm_swiglu_rows<N2, K, T, R = 16, C = 512, BT = 16, KC = 64, eps: float = 1e-5>(w: bf16[N2, K] tiled(R, C),
     norm: bf16[K], x: f32[T, K]) -> y: bf16[T, N2 / 2]
     tasks t in N2 / (2 * R), b in T / BT {
-    static_assert(K % C == 0, "rmsnorm_swiglu_rows: the K chunk C must divide K");
+    static_assert(K % KC == 0, "rmsnorm_swiglu_rows: the K chunk KC must divide K");
     static_assert(N2 % (2 * R) == 0, "rmsnorm_swiglu_rows: R must divide the gate (and up) rows");
     static_assert(T % BT == 0, "rmsnorm_swiglu_rows: the row block BT must divide T");
     const F = N2 / 2;
     var ss: f32[BT];
-    for k in 0 .. K by C {
-        let xc = load x[b * BT : +BT, k : +C];
+    for k in 0 .. K by KC {
+        let xc = load x[b * BT : +BT, k : +KC];
         ss += row_sum(xc * xc);
     }
     let inv_rms = rsqrt(ss / K + eps);
     var gate: f32[BT, R];
     var up: f32[BT, R];
-    for k in 0 .. K by C {
-        let g = repeat_rows((load norm[k : +C]) as f32, BT);
-        let xn = (g * ((load x[b * BT : +BT, k : +C]) * repeat_cols(inv_rms, C))) as bf16;
-        gate += mma_nt(xn, load w[t * R : +R, k : +C]);
-        up += mma_nt(xn, load w[F + t * R : +R, k : +C]);
+    for k in 0 .. K by KC {
+        let g = repeat_rows((load norm[k : +KC]) as f32, BT);
+        let xn = (g * ((load x[b * BT : +BT, k : +KC]) * repeat_cols(inv_rms, KC))) as bf16;
+        gate += mma_nt(xn, load w[t * R : +R, k : +KC]);
+        up += mma_nt(xn, load w[F + t * R : +R, k : +KC]);
     }
     store y[b * BT : +BT, t * R : +R] = (silu(gate) * up) as bf16;
 }

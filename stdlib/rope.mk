@@ -97,8 +97,8 @@ op qkv_rope_append<N, K, KVH, S, Dh, R = 16, C = 512, eps: float = 1e-5, theta: 
 /// of a partial chunk included (a later step overwrites them before anything reads them), so
 /// `pos0 + T` must be at most S.
 /// Tuning: R (must divide Dh / 2) and C are the weight's `tiled(R, C)`; `BT` rows per task must
-/// divide T.
-op qkv_rope_append_rows<N, K, KVH, S, Dh, T, R = 16, C = 512, BT = 16, eps: float = 1e-5,
+/// divide T; the K chunk `KC` (must divide K) bounds the tiles a task holds.
+op qkv_rope_append_rows<N, K, KVH, S, Dh, T, R = 16, C = 512, BT = 16, KC = 64, eps: float = 1e-5,
     theta: float = 500000.0, rope_factor: float = 1.0, rope_low: float = 1.0, rope_high: float = 4.0,
     rope_orig: float = 8192.0>(
     w: bf16[N, K] tiled(R, C), norm: bf16[K], x: f32[T, K], pos0: i32,
@@ -108,7 +108,7 @@ op qkv_rope_append_rows<N, K, KVH, S, Dh, T, R = 16, C = 512, BT = 16, eps: floa
     static_assert(N % Dh == 0, "qkv_rope_append_rows: weight rows must be a whole number of heads");
     static_assert(N / Dh > 2 * KVH, "qkv_rope_append_rows: weight rows must hold q, k and v heads");
     static_assert(Dh % (2 * R) == 0, "qkv_rope_append_rows: tile rows R must divide head_dim / 2");
-    static_assert(K % C == 0, "qkv_rope_append_rows: the K chunk C must divide K");
+    static_assert(K % KC == 0, "qkv_rope_append_rows: the K chunk KC must divide K");
     static_assert(T % BT == 0, "qkv_rope_append_rows: the row block BT must divide T");
     static_assert(T <= S, "qkv_rope_append_rows: a chunk of T rows must fit the cache");
     const half = Dh / 2;
@@ -116,8 +116,8 @@ op qkv_rope_append_rows<N, K, KVH, S, Dh, T, R = 16, C = 512, BT = 16, eps: floa
     let r0 = b * BT;
 
     var ss: f32[BT];
-    for k in 0 .. K by C {
-        let xc = load x[r0 : +BT, k : +C];
+    for k in 0 .. K by KC {
+        let xc = load x[r0 : +BT, k : +KC];
         ss += row_sum(xc * xc);
     }
     let inv_rms = rsqrt(ss / K + eps);
@@ -125,11 +125,11 @@ op qkv_rope_append_rows<N, K, KVH, S, Dh, T, R = 16, C = 512, BT = 16, eps: floa
     let row = h * Dh + j * R;
     var a: f32[BT, R];
     var bb: f32[BT, R];
-    for k in 0 .. K by C {
-        let g = repeat_rows((load norm[k : +C]) as f32, BT);
-        let xn = (g * ((load x[r0 : +BT, k : +C]) * repeat_cols(inv_rms, C))) as bf16;
-        a += mma_nt(xn, load w[row : +R, k : +C]);
-        bb += mma_nt(xn, load w[row + half : +R, k : +C]);
+    for k in 0 .. K by KC {
+        let g = repeat_rows((load norm[k : +KC]) as f32, BT);
+        let xn = (g * ((load x[r0 : +BT, k : +KC]) * repeat_cols(inv_rms, KC))) as bf16;
+        a += mma_nt(xn, load w[row : +R, k : +KC]);
+        bb += mma_nt(xn, load w[row + half : +R, k : +KC]);
     }
     let qa = a as bf16;
     let qb = bb as bf16;

@@ -36,23 +36,24 @@ op argmax_final<P>(part_max: f32[P], part_idx: i32[P]) -> next: i32
 /// f32[T, K]; the normalised rows are rounded to bf16 (the tensor-core operand). For scoring a
 /// whole prompt (every position's logits); generation needs the last row only
 /// (`rmsnorm_lm_head_argmax_row`). Task (t, b) owns vocabulary rows t*R.. of rows b*BT...
-/// Tuning: R and C are the weight's `tiled(R, C)`; `BT` rows per task must divide T.
-op rmsnorm_lm_head_rows<V, K, T, R = 16, C = 512, BT = 16, eps: float = 1e-5>(w: bf16[V, K] tiled(R, C),
+/// Tuning: R and C are the weight's `tiled(R, C)`; `BT` rows per task must divide T; the K chunk
+/// `KC` (must divide K) bounds the tiles a task holds (a C-column chunk of BT rows may not fit).
+op rmsnorm_lm_head_rows<V, K, T, R = 16, C = 512, BT = 16, KC = 64, eps: float = 1e-5>(w: bf16[V, K] tiled(R, C),
     norm: bf16[K], x: f32[T, K]) -> logits: f32[T, V]
     tasks t in V / R, b in T / BT {
-    static_assert(K % C == 0, "rmsnorm_lm_head_rows: the K chunk C must divide K");
+    static_assert(K % KC == 0, "rmsnorm_lm_head_rows: the K chunk KC must divide K");
     static_assert(T % BT == 0, "rmsnorm_lm_head_rows: the row block BT must divide T");
     var ss: f32[BT];
-    for k in 0 .. K by C {
-        let xc = load x[b * BT : +BT, k : +C];
+    for k in 0 .. K by KC {
+        let xc = load x[b * BT : +BT, k : +KC];
         ss += row_sum(xc * xc);
     }
     let inv_rms = rsqrt(ss / K + eps);
     var acc: f32[BT, R];
-    for k in 0 .. K by C {
-        let g = repeat_rows((load norm[k : +C]) as f32, BT);
-        let xn = (g * ((load x[b * BT : +BT, k : +C]) * repeat_cols(inv_rms, C))) as bf16;
-        acc += mma_nt(xn, load w[t * R : +R, k : +C]);
+    for k in 0 .. K by KC {
+        let g = repeat_rows((load norm[k : +KC]) as f32, BT);
+        let xn = (g * ((load x[b * BT : +BT, k : +KC]) * repeat_cols(inv_rms, KC))) as bf16;
+        acc += mma_nt(xn, load w[t * R : +R, k : +KC]);
     }
     store logits[b * BT : +BT, t * R : +R] = acc;
 }

@@ -14,7 +14,7 @@
 #   - no `llvm.` symbol is left in the PTX (an intrinsic the NVPTX backend did not lower is
 #     emitted as a call to an undefined `llvm.*` function that ptxas rejects or, worse, links);
 #   - ptxas -arch=T -v accepts it; for the examples (the Llama models, every config) and the
-#     prefill program (tests/gpu/llama_tiny_prefill.mk) ptxas reports 0 bytes of spill stores and
+#     prefill program (tests/gpu/llama_prefill.mk) ptxas reports 0 bytes of spill stores and
 #     spill loads.
 # ptxas is --ptxas PATH (`none`: behave as if there were none), else $MKDSL_PTXAS, else `ptxas`
 # on PATH, else /usr/local/cuda/bin/ptxas. Without it the ptxas
@@ -81,7 +81,7 @@ for prog in "${programs[@]}"; do
   # The examples (all Llama models, every config) and the prefill program: ptxas must not spill.
   # The 1B and 8B configs are the big ones (--no-big-ptxas).
   llama=0 big=0
-  [[ $file == "$root"/examples/* || $file == "$root"/tests/gpu/llama_tiny_prefill.mk ]] && llama=1
+  [[ $file == "$root"/examples/* || $file == "$root"/tests/gpu/llama_prefill.mk ]] && llama=1
   [[ $config == llama_3_2_1b || $config == llama_3_8b ]] && big=1
   ptxas_here=1
   ((big && !big_ptxas)) && ptxas_here=0

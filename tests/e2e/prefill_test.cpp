@@ -1,4 +1,4 @@
-// Prefill on the CPU: tests/gpu/llama_tiny_prefill.mk (std.llama's prefill forms, a chunk of T
+// Prefill on the CPU: tests/gpu/llama_prefill.mk (std.llama's prefill forms, a chunk of T
 // prompt tokens per step) on the interpreter, position by position against the decode step of
 // examples/llama_tiny.mk, against transformers' float32 goldens (tests/data), and with its KV cache
 // handed to decode.
@@ -39,7 +39,7 @@ const ir::Megakernel& decodeKernel() {
   return mk;
 }
 const ir::Megakernel& prefillKernel() {
-  static const ir::Megakernel mk = buildKernel(kRoot + "/tests/gpu/llama_tiny_prefill.mk");
+  static const ir::Megakernel mk = buildKernel(kRoot + "/tests/gpu/llama_prefill.mk");
   return mk;
 }
 

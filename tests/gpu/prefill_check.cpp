@@ -1,5 +1,5 @@
 // mk-prefill-check: the GPU counterpart of tests/e2e/prefill_test.cpp (scripts/gpu-check.sh
-// `prefill`). It runs the prefill kernel (tests/gpu/llama_tiny_prefill.mk) and the decode kernel
+// `prefill`). It runs the prefill kernel (tests/gpu/llama_prefill.mk) and the decode kernel
 // (examples/llama_tiny.mk) on tests/data's weights and tokens, and checks every prompt position's
 // logits from the prefill's chunks against transformers float32 (tests/data's golden) and against
 // the decode kernel's logits at that position, with the CPU test's gates. Each chunking of the
@@ -11,6 +11,13 @@
 // --timeout-ms: how long one wait in the kernels may spin (the runtime's default otherwise; long
 // under compute-sanitizer).
 // Prints one line per chunking and the worst errors; exit 0 when every gate holds, 1 otherwise.
+//
+//   mk-prefill-check --prefill P.ptx --random-weights SEED --time-tokens N [--runs R]
+//
+// times instead (no check): a prompt of N tokens (deterministic ids below 256) through the prefill
+// kernel in chunks of its T on random weights, R times from a reset; prints each chunk's GPU time
+// (the runtime's CUDA events around each launch) and the median, min and max over the runs of
+// their sum, the prefill part of the time to first token.
 #include <algorithm>
 #include <cstdint>
 #include <cmath>
@@ -49,10 +56,51 @@ std::vector<int> parseInts(const std::string& text) {
   return v;
 }
 
+int64_t chunkRows(mkrt::Model& prefill, const std::string& what) {
+  for (const mkrt_tensor_info& in : prefill.inputs())
+    if (std::string(in.name) == "tokens" && in.rank == 1) return in.shape[0];
+  throw std::runtime_error(what + ": no `tokens` input of one dimension");
+}
+
+int timePrefill(const std::string& ptx, const std::string& meta, uint64_t seed, int tokens, int runs, uint64_t timeoutMs) {
+  mkrt::Model prefill(ptx, meta);
+  if (timeoutMs) prefill.setTimeoutNs(timeoutMs * 1000000);
+  prefill.randomWeights(seed);
+  const int64_t T = chunkRows(prefill, ptx);
+  std::vector<double> totals;
+  for (int r = 0; r < runs; ++r) {
+    prefill.reset();
+    double total = 0;
+    std::string chunks;
+    for (int p0 = 0; p0 < tokens; p0 += int(T)) {
+      const int n = std::min<int>(int(T), tokens - p0);
+      std::vector<int32_t> ids(size_t(T), 0);
+      for (int i = 0; i < n; ++i) ids[size_t(i)] = int32_t((37 * (p0 + i) + 11) % 256);
+      prefill.setInput("tokens", ids, {T});
+      prefill.setInput("pos0", int32_t(p0));
+      prefill.setInput("last", int32_t(n - 1));
+      prefill.step();
+      total += prefill.lastStepMs();
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%s%.3f", chunks.empty() ? "" : " ", prefill.lastStepMs());
+      chunks += buf;
+    }
+    std::printf("run %d: %d tokens in chunks of %lld: %.3f ms (chunks: %s ms)\n", r + 1, tokens, (long long)T, total,
+                chunks.c_str());
+    totals.push_back(total);
+  }
+  std::vector<double> sorted = totals;
+  std::sort(sorted.begin(), sorted.end());
+  std::printf("prefill of %d tokens: median %.3f ms, min %.3f, max %.3f over %d runs\n", tokens, sorted[sorted.size() / 2],
+              sorted.front(), sorted.back(), runs);
+  return 0;
+}
+
 int run(int argc, char** argv) {
   std::string prefillPtx, decodePtx, weights, tokensFile, goldenFile;
   std::vector<std::vector<int>> chunkings;
-  uint64_t timeoutMs = 0;
+  uint64_t timeoutMs = 0, seed = 0;
+  int timeTokens = 0, runs = 5;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -66,12 +114,16 @@ int run(int argc, char** argv) {
     else if (a == "--golden-f32") goldenFile = value();
     else if (a == "--chunks") chunkings.push_back(parseInts(value()));
     else if (a == "--timeout-ms") timeoutMs = std::stoull(value());
+    else if (a == "--random-weights") seed = std::stoull(value());
+    else if (a == "--time-tokens") timeTokens = std::stoi(value());
+    else if (a == "--runs") runs = std::stoi(value());
     else throw std::runtime_error("unknown argument '" + a + "'");
   }
+  auto meta = [](const std::string& ptx) { return ptx.substr(0, ptx.rfind('.')) + ".meta.json"; };
+  if (timeTokens > 0) return timePrefill(prefillPtx, meta(prefillPtx), seed, timeTokens, std::max(runs, 1), timeoutMs);
   if (prefillPtx.empty() || decodePtx.empty() || weights.empty() || tokensFile.empty() || goldenFile.empty())
     throw std::runtime_error("--prefill, --decode, --weights, --tokens and --golden-f32 are required");
   if (chunkings.empty()) chunkings = {{16, 8}, {5, 16, 3}};
-  auto meta = [](const std::string& ptx) { return ptx.substr(0, ptx.rfind('.')) + ".meta.json"; };
 
   std::ifstream tf(tokensFile);
   std::string text((std::istreambuf_iterator<char>(tf)), std::istreambuf_iterator<char>());
@@ -98,10 +150,7 @@ int run(int argc, char** argv) {
   mkrt::Model prefill(prefillPtx, meta(prefillPtx));
   if (timeoutMs) prefill.setTimeoutNs(timeoutMs * 1000000);
   prefill.loadWeights(weights);
-  int64_t T = 0;
-  for (const mkrt_tensor_info& in : prefill.inputs())
-    if (std::string(in.name) == "tokens") T = in.shape[0];
-  if (T <= 0) throw std::runtime_error(prefillPtx + ": no `tokens` input");
+  const int64_t T = chunkRows(prefill, prefillPtx);
 
   bool ok = true;
   double worstDecodeGpu = 0;

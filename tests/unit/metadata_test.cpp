@@ -190,7 +190,7 @@ TEST_CASE("metadataJson: an input that starts regions at an offset is bounded fo
   // The prefill's pos0 starts the caches' rows at pos0 + b * BT for chunk rows 0 .. chunk - 1, so
   // pos0 + chunk must fit max_seq (64): the bound is 64 - 16 + 1. `last` picks one of the chunk's
   // 16 rows; the tokens tensor has no bound (a tensor input's values are not checked).
-  const std::string path = std::string(MK_SOURCE_DIR) + "/tests/gpu/llama_tiny_prefill.mk";
+  const std::string path = std::string(MK_SOURCE_DIR) + "/tests/gpu/llama_prefill.mk";
   CompileOptions options;
   options.check.stdlibDir = MK_STDLIB_DIR;
   std::string diags;

@@ -1,10 +1,12 @@
-// The tiny Llama of examples/llama_tiny.mk (the same config, storage names and layouts) with a
-// prefill step: a chunk of `chunk` prompt tokens per step through std.llama's prefill forms.
+// The Llama of examples/llama.mk (the same storage names and layouts; the tiny config of
+// examples/llama_tiny.mk first, then Llama-3.2-1B's) with a prefill step: a chunk of `chunk`
+// prompt tokens per step through std.llama's prefill forms.
 // tests/e2e/prefill_test.cpp checks it on the interpreter against the decode step and against
 // transformers. It is a file of its own until a program can hold several steps (issue 18); the
 // storage part repeats examples/llama_tiny.mk's until then, since a config lives in the root file.
 //
-//   mkdsl build tests/gpu/llama_tiny_prefill.mk
+//   mkdsl build tests/gpu/llama_prefill.mk                         # tiny
+//   mkdsl build tests/gpu/llama_prefill.mk --config llama_3_2_1b
 import std.embed;
 import std.llama;
 import std.sampling;
@@ -68,9 +70,39 @@ config tiny {
     chunk = 16;
     /// Tuning: rows per task of the prefill projections; divides chunk.
     prefill_rows = 16;
+    /// Tuning: K chunk of the prefill projections; divides hidden, heads * head_dim and ffn.
+    prefill_k_chunk = 64;
     /// Tuning: queries and keys per prefill attention block; divide chunk and max_seq.
     prefill_queries = 16;
     prefill_keys = 16;
+}
+
+/// Llama-3.2-1B, with examples/llama.mk's decode tuning (the weights' layouts).
+config llama_3_2_1b : tiny {
+    vocab = 128_256;
+    hidden = 2048;
+    layers = 16;
+    heads = 32;
+    kv_heads = 8;
+    head_dim = 64;
+    ffn = 8192;
+    rope_factor = 32.0;
+    max_seq = 4096;
+    qkv_rows = 16;
+    qkv_chunk = 1024;
+    o_rows = 16;
+    o_chunk = 1024;
+    ffn_rows = 64;
+    ffn_chunk = 256;
+    down_rows = 16;
+    down_chunk = 1024;
+    lm_head_rows = 128;
+    lm_head_chunk = 128;
+    attn_splits = 4;
+    attn_chunk = 128;
+    chunk = 128;
+    prefill_k_chunk = 256;
+    prefill_keys = 64;
 }
 
 static_assert(heads % kv_heads == 0, "heads must be a multiple of kv_heads");
@@ -129,11 +161,12 @@ step prefill(tokens: i32[chunk], pos0: i32, last: i32)
         x = llama_block_prefill(x, pos0,
             layer[l].input_norm, layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
             layer[l].o_proj, layer[l].post_norm, layer[l].gate_up, layer[l].down,
-            BT = prefill_rows, BQ = prefill_queries, BK = prefill_keys, eps = rms_eps,
+            BT = prefill_rows, KC = prefill_k_chunk, BQ = prefill_queries, BK = prefill_keys, eps = rms_eps,
             theta = rope_theta, rope_factor = rope_factor, rope_low = rope_low_freq,
             rope_high = rope_high_freq, rope_orig = rope_orig_ctx);
     }
     let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
-    let rows = rmsnorm_lm_head_rows(lm_head, final_norm, x, BT = prefill_rows, eps = rms_eps);
+    let rows = rmsnorm_lm_head_rows(lm_head, final_norm, x, BT = prefill_rows, KC = prefill_k_chunk,
+        eps = rms_eps);
     return (lg, nx, rows);
 }
