@@ -89,15 +89,28 @@ InputUse inputUse(const ir::Graph& g, int input) {
     std::set<int> assigned;
     collectLets(n.func->body, lets, assigned);
     for (int slot : assigned) lets.erase(slot);
+    const int inputTensor = g.inputs[size_t(input)].tensor;
     for (size_t p = 0; p < n.scalars.size(); ++p) {
-      if (n.tensors[p] >= 0 || n.scalars[p].kind != ir::ScalarArg::Input || n.scalars[p].index != input) continue;
+      // A scalar input is the op's scalar parameter p; a tensor input (a prefill's tokens) is
+      // tensor parameter p, whose elements, each loaded alone, are what start regions.
+      const bool tensorParam = inputTensor >= 0 && n.tensors[p] == inputTensor;
+      const bool scalarParam = inputTensor < 0 && n.tensors[p] < 0 && n.scalars[p].kind == ir::ScalarArg::Input &&
+                               n.scalars[p].index == input;
+      if (!tensorParam && !scalarParam) continue;
+      auto isInput = [&](const ir::Expr* e) {
+        if (scalarParam) return e->kind == ir::ExprKind::Scalar && e->index == int(p);
+        if (e->kind != ir::ExprKind::Load || e->index != int(p)) return false;
+        for (const ir::RegionDim& d : e->region)
+          if (d.length > 1) return false;
+        return true;
+      };
       // The largest offset from the input at which `e` starts a region; nullopt when `e` is not
       // the input (cast or not) plus such an offset.
       std::function<std::optional<int64_t>(const ir::Expr*, int)> offsetFromInput = [&](const ir::Expr* e, int depth)
           -> std::optional<int64_t> {
         while (e && e->kind == ir::ExprKind::Cast && !e->operands.empty()) e = e->operands[0].get();
         if (!e || depth > 32) return std::nullopt;
-        if (e->kind == ir::ExprKind::Scalar && e->index == int(p)) return 0;
+        if (isInput(e)) return 0;
         if (e->kind == ir::ExprKind::Local) {
           auto it = lets.find(e->index);
           return it == lets.end() ? std::nullopt : offsetFromInput(it->second, depth + 1);

@@ -87,6 +87,19 @@ std::string inputRangeProblem(const KernelMetadata& md, size_t input, int64_t va
   }
   if (rows)
     return head + verb + "the rows of '" + rows->name + "': ids " + range + note({"vocab", "token"});
+  if (in.role == abi::Role::Position) {
+    // The step writes the cache from the position on (a prefill's chunk of rows): the bound is
+    // the cache length less the rows after it.
+    for (const TensorMeta& t : md.tensors)
+      if (t.kind == TensorMeta::State)
+        for (int64_t d : t.shape)
+          if (d > bound) {
+            const std::string c = configNamesFor(md, d, {"seq", "ctx", "len", "pos"});
+            return head + verb + "the positions the step may start at: " + range + " (it writes " +
+                   std::to_string(d - bound + 1) + " rows of the KV cache from there; " +
+                   (c.empty() ? "the cache holds " + std::to_string(d) : c) + ")";
+          }
+  }
   return "input '" + in.name + "' = " + std::to_string(value) + " is out of range: it must be " + range + note({});
 }
 

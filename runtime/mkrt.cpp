@@ -392,9 +392,15 @@ void setInput(mkrt_model& m, const char* name, mkrt_dtype dtype, int rank, const
                                     " bytes; got " + std::to_string(bytes));
   if (!data && bytes) failWith(MKRT_ERR_ARGUMENT, "mkrt_set_input: data is NULL");
   const auto* p = static_cast<const uint8_t*>(data);
-  if (in.tensor < 0 && !isFloat(in.dtype))  // a token past the embedding, a position past the cache
+  if (in.tensor < 0 && !isFloat(in.dtype)) {  // a token past the embedding, a position past the cache
     if (std::string why = inputRangeProblem(md, index, int64_t(decodeElement(in.dtype, p))); !why.empty())
       failWith(MKRT_ERR_ARGUMENT, why);
+  } else if (in.tensor >= 0 && in.bound >= 0 && !isFloat(in.dtype)) {  // a prefill's tokens: each one
+    const size_t width = dtypeBytes(in.dtype);
+    for (size_t i = 0; i < bytes / width; ++i)
+      if (std::string why = inputRangeProblem(md, index, int64_t(decodeElement(in.dtype, p + i * width))); !why.empty())
+        failWith(MKRT_ERR_ARGUMENT, "element " + std::to_string(i) + " of '" + in.name + "': " + why);
+  }
   m.inputValues[index] = std::vector<uint8_t>(p, p + bytes);
 }
 

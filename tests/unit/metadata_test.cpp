@@ -189,7 +189,7 @@ TEST_CASE("metadataJson: input and output roles come from what the program does,
 TEST_CASE("metadataJson: an input that starts regions at an offset is bounded for the largest one") {
   // The prefill's pos0 starts the caches' rows at pos0 + b * BT for chunk rows 0 .. chunk - 1, so
   // pos0 + chunk must fit max_seq (64): the bound is 64 - 16 + 1. `last` picks one of the chunk's
-  // 16 rows; the tokens tensor has no bound (a tensor input's values are not checked).
+  // 16 rows; every element of the tokens tensor indexes the embedding's 256 rows.
   const std::string path = std::string(MK_SOURCE_DIR) + "/tests/gpu/llama_prefill.mk";
   CompileOptions options;
   options.check.stdlibDir = MK_STDLIB_DIR;
@@ -199,7 +199,8 @@ TEST_CASE("metadataJson: an input that starts regions at an offset is bounded fo
   const abi::KernelMetadata m = abi::parseMetadata(out->metadataJson, "prefill.meta.json");
   REQUIRE(m.inputs.size() == 3);
   CHECK(m.inputs[0].name == "tokens");
-  CHECK(m.inputs[0].bound == -1);
+  CHECK(m.inputs[0].bound == 256);
+  CHECK(m.inputs[0].role == abi::Role::None);
   CHECK(m.inputs[1].name == "pos0");
   CHECK(m.inputs[1].bound == 49);
   CHECK(m.inputs[1].role == abi::Role::Position);

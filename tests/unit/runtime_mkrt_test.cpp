@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -879,6 +880,40 @@ TEST_CASE("mkrt: in-memory open, config values, input bounds and declarations (t
   const FakeCudaStats after = fakeStats();
   CHECK(after.badAccesses == before.badAccesses);
   CHECK(after.liveAllocations == before.liveAllocations);
+}
+
+TEST_CASE("mkrt: a prefill's tokens are checked one by one, and pos0 leaves room for the chunk (fake driver)") {
+  REQUIRE(fs::exists(fakeDriver()));
+  std::ifstream src(std::string(MK_SOURCE_DIR) + "/tests/gpu/llama_prefill.mk", std::ios::binary);
+  std::ostringstream text;
+  text << src.rdbuf();
+  mk::CompileOptions opts;
+  opts.check.stdlibDir = MK_STDLIB_DIR;
+  std::string diags;
+  auto out = mk::compileSource("llama_prefill.mk", text.str(), opts, &diags);
+  REQUIRE_MESSAGE(out, diags);
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  mkrt::Model m = mkrt::Model::fromData(out->artifact.assembly, out->metadataJson);
+  std::vector<int32_t> tokens(16, 3);
+  m.setInput("tokens", tokens, {16});
+  tokens[5] = 256;
+  auto problem = [&](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const mkrt::Error& e) {
+      CHECK(e.status() == MKRT_ERR_ARGUMENT);
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK(problem([&] { m.setInput("tokens", tokens, {16}); }) ==
+        "element 5 of 'tokens': tokens 256 is past the rows of 'embed_tokens': ids 0 .. 255 (vocab = 256)");
+  tokens[5] = -1;
+  CHECK(problem([&] { m.setInput("tokens", tokens, {16}); }).find("element 5 of 'tokens': tokens -1 is outside") == 0);
+  m.setInput("pos0", 48);  // positions 48 .. 63: the last chunk that fits the cache
+  CHECK(problem([&] { m.setInput("pos0", 49); }) == "pos0 49 is past the positions the step may start at: 0 .. 48 (it writes 16 rows of the KV cache from there; "
+        "max_seq = 64)");
 }
 
 TEST_CASE("mkrt: probing the driver and the device") {
