@@ -4,14 +4,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
-#include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "abi/metadata.h"
 #include "backend/backend.h"
+#include "ir/static_facts.h"
 
 namespace mk::backend {
 namespace {
@@ -38,57 +37,12 @@ struct InputUse {
   bool startsState = false;      // any dim of a state tensor's region
 };
 
-// The slots an op binds once with `let` (never assigned), to the bound expression.
-void collectLets(const ir::Block& b, std::map<int, const ir::Expr*>& lets, std::set<int>& assigned) {
-  for (const auto& st : b) {
-    if (st->kind == ir::StmtKind::Let) {
-      if (lets.count(st->slot)) assigned.insert(st->slot);
-      lets[st->slot] = st->value.get();
-    }
-    if (st->kind == ir::StmtKind::Assign || st->kind == ir::StmtKind::For) assigned.insert(st->slot);
-    collectLets(st->body, lets, assigned);
-    collectLets(st->otherwise, lets, assigned);
-  }
-}
-
-// The largest value of an integer index that is a sum or product of non-negative constants, task
-// indices and let-bound locals of them; nullopt for anything else.
-std::optional<int64_t> largestOffset(const ir::Expr* e, const ir::TileFunc& f, const std::map<int, const ir::Expr*>& lets,
-                                     int depth = 0) {
-  if (!e || depth > 32) return std::nullopt;
-  switch (e->kind) {
-    case ir::ExprKind::Const:
-      if (e->value >= 0 && e->value == double(int64_t(e->value))) return int64_t(e->value);
-      return std::nullopt;
-    case ir::ExprKind::TaskIndex:
-      if (e->index >= 0 && size_t(e->index) < f.taskGrid.size()) return f.taskGrid[size_t(e->index)] - 1;
-      return std::nullopt;
-    case ir::ExprKind::Local: {
-      auto it = lets.find(e->index);
-      return it == lets.end() ? std::nullopt : largestOffset(it->second, f, lets, depth + 1);
-    }
-    case ir::ExprKind::Cast:
-      return e->operands.empty() ? std::nullopt : largestOffset(e->operands[0].get(), f, lets, depth + 1);
-    case ir::ExprKind::Binary: {
-      if (e->operands.size() != 2 || (e->binary != ir::BinaryOp::Add && e->binary != ir::BinaryOp::Mul)) return std::nullopt;
-      auto a = largestOffset(e->operands[0].get(), f, lets, depth + 1);
-      auto b = largestOffset(e->operands[1].get(), f, lets, depth + 1);
-      if (!a || !b) return std::nullopt;
-      return e->binary == ir::BinaryOp::Add ? *a + *b : *a * *b;
-    }
-    default: return std::nullopt;
-  }
-}
-
 InputUse inputUse(const ir::Graph& g, int input) {
   InputUse use;
   auto tighten = [&](int64_t b) { use.bound = use.bound < 0 ? b : std::min(use.bound, b); };
   for (const ir::Node& n : g.nodes) {
     if (!n.func) continue;
-    std::map<int, const ir::Expr*> lets;
-    std::set<int> assigned;
-    collectLets(n.func->body, lets, assigned);
-    for (int slot : assigned) lets.erase(slot);
+    const ir::StaticFacts facts(*n.func);
     const int inputTensor = g.inputs[size_t(input)].tensor;
     for (size_t p = 0; p < n.scalars.size(); ++p) {
       // A scalar input is the op's scalar parameter p; a tensor input (a prefill's tokens) is
@@ -112,13 +66,14 @@ InputUse inputUse(const ir::Graph& g, int input) {
         if (!e || depth > 32) return std::nullopt;
         if (isInput(e)) return 0;
         if (e->kind == ir::ExprKind::Local) {
-          auto it = lets.find(e->index);
-          return it == lets.end() ? std::nullopt : offsetFromInput(it->second, depth + 1);
+          const ir::Expr* v = facts.letValue(e->index);
+          return v ? offsetFromInput(v, depth + 1) : std::nullopt;
         }
         if (e->kind == ir::ExprKind::Binary && e->binary == ir::BinaryOp::Add && e->operands.size() == 2) {
           for (int side = 0; side < 2; ++side) {
             auto base = offsetFromInput(e->operands[size_t(side)].get(), depth + 1);
-            auto off = largestOffset(e->operands[size_t(1 - side)].get(), *n.func, lets);
+            const ir::Expr* other = e->operands[size_t(1 - side)].get();
+            auto off = other ? facts.largestValue(*other) : std::nullopt;
             if (base && off) return *base + *off;
           }
         }

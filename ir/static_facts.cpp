@@ -78,4 +78,37 @@ int64_t StaticFacts::multipleOf(const Expr& e, int depth) const {
   }
 }
 
+const Expr* StaticFacts::letValue(int slot) const {
+  if (slot < 0 || size_t(slot) >= assignments_.size() || assignments_[size_t(slot)] != 1) return nullptr;
+  auto it = letValue_.find(slot);
+  return it == letValue_.end() ? nullptr : it->second;
+}
+
+std::optional<int64_t> StaticFacts::largestValue(const Expr& e, int depth) const {
+  if (depth > 64 || !e.shape.empty()) return std::nullopt;
+  switch (e.kind) {
+    case ExprKind::Const:
+      if (e.value >= 0 && double(int64_t(e.value)) == e.value) return int64_t(e.value);
+      return std::nullopt;
+    case ExprKind::TaskIndex:
+      if (e.index >= 0 && size_t(e.index) < fn_.taskGrid.size()) return fn_.taskGrid[size_t(e.index)] - 1;
+      return std::nullopt;
+    case ExprKind::Local:
+      if (const Expr* v = letValue(e.index)) return largestValue(*v, depth + 1);
+      return std::nullopt;
+    case ExprKind::Cast:
+      if (e.dtype == DType::I32 && !e.operands.empty() && e.operands[0]) return largestValue(*e.operands[0], depth + 1);
+      return std::nullopt;
+    case ExprKind::Binary: {
+      if (e.operands.size() != 2 || !e.operands[0] || !e.operands[1] ||
+          (e.binary != BinaryOp::Add && e.binary != BinaryOp::Mul))
+        return std::nullopt;
+      auto a = largestValue(*e.operands[0], depth + 1), b = largestValue(*e.operands[1], depth + 1);
+      if (!a || !b) return std::nullopt;
+      return e.binary == BinaryOp::Add ? *a + *b : *a * *b;
+    }
+    default: return std::nullopt;
+  }
+}
+
 }  // namespace mk::ir

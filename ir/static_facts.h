@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "ir/tile.h"
@@ -26,6 +27,11 @@ class StaticFacts {
 
   // A positive number every value of the scalar `e` is a multiple of (1 when unknown).
   int64_t multipleOf(const Expr& e, int depth = 0) const;
+  // The largest value of `e` over every task when it is a sum or product of non-negative
+  // constants, task indices and `let`s of them; nullopt for anything else.
+  std::optional<int64_t> largestValue(const Expr& e, int depth = 0) const;
+  // The value of a local written once, by a `let`; nullptr otherwise.
+  const Expr* letValue(int slot) const;
 
  private:
   const TileFunc& fn_;

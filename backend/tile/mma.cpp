@@ -64,11 +64,23 @@ std::optional<TileGen::MmaRows> TileGen::mmaRows(const Expr& x, DType dt, int64_
   if (auto it = ring_.find(&x); it != ring_.end()) return MmaRows{it->second, K, false};
   if (v_.streamed.count(&x)) return std::nullopt;
   const ir::Tensor& src = tensorOf(x.index);
-  const std::vector<int64_t> st = affineStrides(src);
-  if (st.size() != 2 || x.region.size() != 2 || st[1] != 1 || st[0] % 8 != 0 || x.region[0].length <= 0 ||
-      x.region[1].length != K || !x.region[1].start || statics_.multipleOf(*x.region[1].start) % 8 != 0)
+  if (x.region.size() != 2 || x.region[0].length <= 0 || x.region[1].length != K || !x.region[0].start ||
+      !x.region[1].start || statics_.multipleOf(*x.region[1].start) % 8 != 0)
     return std::nullopt;
-  return MmaRows{at(dt, args_.params[size_t(x.index)], physOffset(src, starts(x.region))), st[0], true};
+  int64_t pitch = 0;
+  const std::vector<int64_t> st = affineStrides(src);
+  if (st.size() == 2 && st[1] == 1) {
+    pitch = st[0];
+  } else if (src.layout.kind == ir::Layout::Tiled && src.layout.args.size() == 2 && src.shape.size() == 2) {
+    // Inside one R x C tile the rows are C apart: a region within one tile (rows from a multiple
+    // of R, at most R of them; K columns from a multiple of K, K dividing C) is rows of a pitch.
+    const int64_t R = src.layout.args[0], C = src.layout.args[1];
+    if (x.region[0].length <= R && statics_.multipleOf(*x.region[0].start) % R == 0 && C % K == 0 &&
+        statics_.multipleOf(*x.region[1].start) % K == 0)
+      pitch = C;
+  }
+  if (pitch <= 0 || pitch % 8 != 0) return std::nullopt;
+  return MmaRows{at(dt, args_.params[size_t(x.index)], physOffset(src, starts(x.region))), pitch, true};
 }
 
 // rows x K elements from `src` to `dst` (rows of `ld`), 16 bytes a thread and round: loads and

@@ -5,7 +5,9 @@
 // - `up`: an accumulating loop, `acc += mma(...)` over four k chunks of 32, f16 operands, the
 //   accumulators in registers for the whole loop;
 // - `mid`: the same with a bf16 activation as `a`, copied asynchronously a chunk ahead on NVPTX;
-// - `down`: a plain product into a tile of its own, and `acc += mma_nt(...)` as one statement.
+// - `down`: a plain product into a tile of its own, of 16 of the 32 columns of each of the tiled
+//   weight's tiles (the rows copied 16 bytes at a time from inside the tile), and
+//   `acc += mma_nt(...)` as one statement over the whole weight.
 // 32 rows (two 16-row strips). Every step's logits are compared with the CPU interpreter's, within
 // the bound of a different summation order (docs/language.md, "Matrix products").
 import std.embed;
@@ -36,11 +38,11 @@ op mid<S, E, F, R = 32, KC = 16>(h: bf16[S, E], m: bf16[E, F]) -> g: f32[S, F]
     store g[0 : +S, t * R : +R] = acc;
 }
 
-// logits[n] = sum over s of 2 (g w^T)[s, n]: [S, F] x [V, F]^T in bf16, V / R tasks, once as a
-// product of its own and once accumulated into p.
-op down<S, F, V, R = 32>(g: f32[S, F], w: bf16[V, F]) -> y: f32[V]
+// logits[n] = sum over s of (g w^T)[s, n] and of the same over columns 16 .. 31 alone: [S, F] x
+// [V, F]^T in bf16, V / R tasks, the part a product of its own, the whole accumulated into p.
+op down<S, F, V, R = 32, C = 32>(g: f32[S, F], w: bf16[V, F] tiled(R, C)) -> y: f32[V]
     tasks t in V / R {
-    let q = mma_nt((load g[0 : +S, 0 : +F]) as bf16, load w[t * R : +R, 0 : +F]);
+    let q = mma_nt((load g[0 : +S, 16 : +16]) as bf16, load w[t * R : +R, 16 : +16]);
     var p: f32[S, R];
     p += mma_nt((load g[0 : +S, 0 : +F]) as bf16, load w[t * R : +R, 0 : +F]);
     var acc: f32[R];
@@ -54,14 +56,14 @@ config small {
     vocab = 64;
     dim = 128;
     inner = 48;
-    feats = 32;
+    feats = 64;
     seq = 32;
 }
 
 weight embed_w: bf16[vocab, dim] = "embed.weight";
 weight u: f16[dim, inner] = "u.weight";
 weight m: bf16[inner, feats] = "m.weight";
-weight w: bf16[vocab, feats] = "w.weight";
+weight w: bf16[vocab, feats] tiled(32, 32) = "w.weight";
 state cache: f32[seq, dim];
 
 step decode(token: i32, pos: i32) -> (logits: f32[vocab]) {
