@@ -12,22 +12,26 @@
 // under compute-sanitizer).
 // Prints one line per chunking and the worst errors; exit 0 when every gate holds, 1 otherwise.
 //
-//   mk-prefill-check --prefill P.ptx --random-weights SEED --time-tokens N [--runs R]
+//   mk-prefill-check --prefill P.ptx --random-weights SEED --time-tokens N [--runs R] [--trace F.json]
 //
 // times instead (no check): a prompt of N tokens (deterministic ids below 256) through the prefill
 // kernel in chunks of its T on random weights, R times from a reset; prints each chunk's GPU time
 // (the runtime's CUDA events around each launch) and the median, min and max over the runs of
-// their sum, the prefill part of the time to first token.
+// their sum, the prefill part of the time to first token. With --trace (a kernel built with
+// `mkdsl build --trace`) the first run's first chunk is written as a Chrome trace and its summary
+// per op printed, as mkrt-run --trace does for a decode step.
 #include <algorithm>
 #include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "runtime/decode.h"
 #include "runtime/mkrt.hpp"
 #include "runtime/npy.h"
 
@@ -62,11 +66,14 @@ int64_t chunkRows(mkrt::Model& prefill, const std::string& what) {
   throw std::runtime_error(what + ": no `tokens` input of one dimension");
 }
 
-int timePrefill(const std::string& ptx, const std::string& meta, uint64_t seed, int tokens, int runs, uint64_t timeoutMs) {
+int timePrefill(const std::string& ptx, const std::string& meta, uint64_t seed, int tokens, int runs, uint64_t timeoutMs,
+                const std::string& tracePath) {
   mkrt::Model prefill(ptx, meta);
   if (timeoutMs) prefill.setTimeoutNs(timeoutMs * 1000000);
   prefill.randomWeights(seed);
   const int64_t T = chunkRows(prefill, ptx);
+  std::optional<mk::runtime::TraceCapture> trace;
+  if (!tracePath.empty()) trace.emplace(prefill, 1, (tokens + T - 1) / T);
   std::vector<double> totals;
   for (int r = 0; r < runs; ++r) {
     prefill.reset();
@@ -80,6 +87,7 @@ int timePrefill(const std::string& ptx, const std::string& meta, uint64_t seed, 
       prefill.setInput("pos0", int32_t(p0));
       prefill.setInput("last", int32_t(n - 1));
       prefill.step();
+      if (trace && r == 0) trace->afterStep(p0 / T + 1);
       total += prefill.lastStepMs();
       char buf[32];
       std::snprintf(buf, sizeof buf, "%s%.3f", chunks.empty() ? "" : " ", prefill.lastStepMs());
@@ -93,6 +101,8 @@ int timePrefill(const std::string& ptx, const std::string& meta, uint64_t seed, 
   std::sort(sorted.begin(), sorted.end());
   std::printf("prefill of %d tokens: median %.3f ms, min %.3f, max %.3f over %d runs\n", tokens, sorted[sorted.size() / 2],
               sorted.front(), sorted.back(), runs);
+  if (trace)
+    for (const std::string& line : trace->write(tracePath)) std::printf("trace: %s\n", line.c_str());
   return 0;
 }
 
@@ -100,6 +110,7 @@ int run(int argc, char** argv) {
   std::string prefillPtx, decodePtx, weights, tokensFile, goldenFile;
   std::vector<std::vector<int>> chunkings;
   uint64_t timeoutMs = 0, seed = 0;
+  std::string tracePath;
   int timeTokens = 0, runs = 5;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -117,10 +128,11 @@ int run(int argc, char** argv) {
     else if (a == "--random-weights") seed = std::stoull(value());
     else if (a == "--time-tokens") timeTokens = std::stoi(value());
     else if (a == "--runs") runs = std::stoi(value());
+    else if (a == "--trace") tracePath = value();
     else throw std::runtime_error("unknown argument '" + a + "'");
   }
   auto meta = [](const std::string& ptx) { return ptx.substr(0, ptx.rfind('.')) + ".meta.json"; };
-  if (timeTokens > 0) return timePrefill(prefillPtx, meta(prefillPtx), seed, timeTokens, std::max(runs, 1), timeoutMs);
+  if (timeTokens > 0) return timePrefill(prefillPtx, meta(prefillPtx), seed, timeTokens, std::max(runs, 1), timeoutMs, tracePath);
   if (prefillPtx.empty() || decodePtx.empty() || weights.empty() || tokensFile.empty() || goldenFile.empty())
     throw std::runtime_error("--prefill, --decode, --weights, --tokens and --golden-f32 are required");
   if (chunkings.empty()) chunkings = {{16, 8}, {5, 16, 3}};
