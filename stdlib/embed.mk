@@ -19,3 +19,12 @@ op embed_rows<V, D, T, C = 64>(table: bf16[V, D], tokens: i32[T]) -> y: f32[T, D
     let token = load tokens[r];
     store y[r, t * C : +C] = (load table[token, t * C : +C]) as f32;
 }
+
+/// Row `r` of an f32 matrix, `y = x[r, :]`, in C-column pieces: a prefill's last real row for the
+/// decode head. `r` must be in [0, T).
+/// Tuning: `C` (columns per task) must divide D.
+op take_row<T, D, C = 64>(x: f32[T, D], r: i32) -> y: f32[D]
+    tasks t in D / C {
+    static_assert(D % C == 0, "take_row: the column chunk C must divide D");
+    store y[t * C : +C] = load x[r, t * C : +C];
+}

@@ -16,6 +16,7 @@
 // bandwidth, and it keeps the model closer to transformers' float32 run than transformers' own
 // bf16 path is (which rounds every activation). What is stored as bf16 is rounded once: q, k and
 // v (and the cache), the attention output, and the MLP activation silu(gate) * up.
+import std.embed;
 import std.rope;
 import std.attention;
 import std.linear;
@@ -100,11 +101,12 @@ fn llama_block_prefill<T, D, QD, KVH, S, Dh, F,
     return y;
 }
 
-/// The head after a prefill: the logits and greedy next token of row `last` of x (the chunk's
-/// last real token: a partial chunk's rows after it are padding), computed as `llama_head` does.
+/// The head after a prefill: `llama_head` on row `last` of x (the chunk's last real token: a
+/// partial chunk's rows after it are padding), so the logits and next token are computed exactly as
+/// the decode step computes them from a hidden state.
 fn llama_head_prefill<V, T, D, R = 16, C = 512, eps: float = 1e-5>(x: f32[T, D], last: i32, norm: bf16[D],
     w: bf16[V, D] tiled(R, C)) -> (logits: f32[V], next: i32) {
-    let (lg, part_max, part_idx) = rmsnorm_lm_head_argmax_row(w, norm, x, last, eps = eps);
-    let nx = argmax_final(part_max, part_idx);
+    let h = take_row(x, last);
+    let (lg, nx) = llama_head(h, norm, w, eps = eps);
     return (lg, nx);
 }

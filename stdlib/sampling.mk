@@ -35,7 +35,7 @@ op argmax_final<P>(part_max: f32[P], part_idx: i32[P]) -> next: i32
 /// Prefill form of the head for every row: `logits[r, :] = rmsnorm(x[r, :], norm) W^T` as f32, x
 /// f32[T, K]; the normalised rows are rounded to bf16 (the tensor-core operand). For scoring a
 /// whole prompt (every position's logits); generation needs the last row only
-/// (`rmsnorm_lm_head_argmax_row`). Task (t, b) owns vocabulary rows t*R.. of rows b*BT...
+/// (std.llama's `llama_head_prefill`). Task (t, b) owns vocabulary rows t*R.. of rows b*BT...
 /// Tuning: R and C are the weight's `tiled(R, C)`; `BT` rows per task must divide T; the K chunk
 /// `KC` (must divide K) bounds the tiles a task holds (a C-column chunk of BT rows may not fit).
 op rmsnorm_lm_head_rows<V, K, T, R = 16, C = 512, BT = 16, KC = 64, eps: float = 1e-5>(w: bf16[V, K] tiled(R, C),
@@ -56,24 +56,4 @@ op rmsnorm_lm_head_rows<V, K, T, R = 16, C = 512, BT = 16, KC = 64, eps: float =
         acc += mma_nt(xn, load w[t * R : +R, k : +KC]);
     }
     store logits[b * BT : +BT, t * R : +R] = acc;
-}
-
-/// The head for one row `r` of a prefill's hidden state x (f32[T, K]): `rmsnorm_lm_head_argmax`
-/// of x[r, :], in f32 exactly as the decode step computes it, with the argmax partials.
-/// Tuning: R and C (must divide K) are the weight's `tiled(R, C)`.
-op rmsnorm_lm_head_argmax_row<V, K, T, R = 16, C = 512, eps: float = 1e-5>(w: bf16[V, K] tiled(R, C),
-    norm: bf16[K], x: f32[T, K], r: i32) -> (logits: f32[V], part_max: f32[V / R], part_idx: i32[V / R])
-    tasks t in V / R {
-    static_assert(K % C == 0, "rmsnorm_lm_head_argmax_row: the K chunk C must divide K");
-    let xf = load x[r, 0 : +K];
-    let inv_rms = rsqrt(mean(xf * xf) + eps);
-    let xn = ((load norm[0 : +K]) as f32) * (xf * inv_rms);
-    var acc: f32[R];
-    for k in 0 .. K by C {
-        acc += rowdot((load w[t * R : +R, k : +C]) as f32, xn[k : +C]);
-    }
-    let lg = acc;
-    store logits[t * R : +R] = lg;
-    store part_max[t] = max(lg);
-    store part_idx[t] = argmax(lg) + t * R;
 }
