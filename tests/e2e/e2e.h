@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <random>
@@ -109,6 +110,17 @@ inline std::vector<float> decode(interp::Interpreter& in, const Io& io, int toke
   in.step(inputs, seed);
   if (next) *next = in.tensorInts(io.next).at(0);
   return in.tensor(io.logits);
+}
+
+// The 24 prompt tokens of tests/data's transformers goldens (tiny_llama_tokens.txt).
+inline std::vector<int> goldenTokens() {
+  std::vector<int> tokens;
+  std::ifstream f(kRoot + "/tests/data/tiny_llama_tokens.txt");
+  REQUIRE(f.good());
+  std::string item;
+  while (std::getline(f, item, ',')) tokens.push_back(std::stoi(item));
+  REQUIRE(tokens.size() == 24);
+  return tokens;
 }
 
 // ---- Weights ---------------------------------------------------------------------------------

@@ -115,16 +115,6 @@ void copyCaches(const interp::Interpreter& from, interp::Interpreter& to) {
   REQUIRE(copied == 4);  // k and v of 2 layers
 }
 
-std::vector<int> goldenTokens() {
-  std::vector<int> tokens;
-  std::ifstream f(kData + "/tiny_llama_tokens.txt");
-  REQUIRE(f.good());
-  std::string item;
-  while (std::getline(f, item, ',')) tokens.push_back(std::stoi(item));
-  REQUIRE(tokens.size() == 24);
-  return tokens;
-}
-
 }  // namespace
 
 TEST_CASE("prefill: every position's logits against decode and transformers float32, in two chunks") {

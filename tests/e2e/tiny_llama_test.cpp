@@ -239,14 +239,7 @@ TEST_CASE("tiny llama: interpreter against Hugging Face transformers' bf16 and f
   const std::string weights = kData + "/tiny_llama.safetensors";
   runtime::NpyArray gold = runtime::readNpy(kData + "/tiny_llama_logits.npy");
   runtime::NpyArray gold32 = runtime::readNpy(kData + "/tiny_llama_logits_f32.npy");
-  std::vector<int> tokens;
-  {
-    std::ifstream f(kData + "/tiny_llama_tokens.txt");
-    REQUIRE(f.good());
-    std::string item;
-    while (std::getline(f, item, ',')) tokens.push_back(std::stoi(item));
-  }
-  REQUIRE(tokens.size() == 24);
+  const std::vector<int> tokens = goldenTokens();
   REQUIRE(gold.shape == std::vector<int64_t>{24, 256});
   REQUIRE(gold32.shape == std::vector<int64_t>{24, 256});
 

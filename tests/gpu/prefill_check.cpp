@@ -22,7 +22,6 @@
 // per op printed, as mkrt-run --trace does for a decode step.
 #include <algorithm>
 #include <cstdint>
-#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <fstream>
@@ -34,6 +33,7 @@
 #include "runtime/decode.h"
 #include "runtime/mkrt.hpp"
 #include "runtime/npy.h"
+#include "tests/reference/llama_ref.h"
 
 namespace {
 
@@ -41,16 +41,10 @@ namespace {
 constexpr double kVsDecode = 1e-2;
 constexpr double kVsHfF32 = 5e-3;
 
-double relL2(const float* a, const float* b, size_t n) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const double d = double(a[i]) - double(b[i]);
-    num += d * d;
-    den += double(b[i]) * double(b[i]);
-  }
-  return std::sqrt(num / std::max(den, 1e-300));
+// Row p of a [rows, V] row-major array.
+std::vector<float> rowOf(const std::vector<float>& all, size_t p, size_t V) {
+  return std::vector<float>(all.begin() + long(p * V), all.begin() + long((p + 1) * V));
 }
-size_t argmax(const float* v, size_t n) { return size_t(std::max_element(v, v + n) - v); }
 
 std::vector<int> parseInts(const std::string& text) {
   std::vector<int> v;
@@ -146,18 +140,17 @@ int run(int argc, char** argv) {
     throw std::runtime_error(goldenFile + ": expected [" + std::to_string(N) + ", vocab] logits");
   const size_t V = size_t(gold.shape[1]);
 
-  mkrt::Model decode(decodePtx, meta(decodePtx));
-  if (timeoutMs) decode.setTimeoutNs(timeoutMs * 1000000);
-  decode.loadWeights(weights);
-  std::vector<float> decoded(N * V);
-  for (size_t p = 0; p < N; ++p) {
-    decode.setInput("token", tokens[p]);
-    decode.setInput("pos", int32_t(p));
-    decode.step();
-    std::vector<float> lg = decode.output("logits");
-    if (lg.size() != V) throw std::runtime_error("the decode kernel's logits are not of the golden's vocab");
-    std::copy(lg.begin(), lg.end(), decoded.begin() + long(p * V));
-  }
+  mkrt::Model decoder(decodePtx, meta(decodePtx));
+  if (timeoutMs) decoder.setTimeoutNs(timeoutMs * 1000000);
+  decoder.loadWeights(weights);
+  // Teacher-forced through the runtime's decode loop, every step's logits kept.
+  mk::runtime::MkrtStepper stepper(decoder);
+  mk::runtime::DecodeOptions options;
+  options.maxNew = 0;
+  options.keepLogits = true;
+  const std::vector<float> decoded =
+      mk::runtime::decode(stepper, std::vector<int64_t>(tokens.begin(), tokens.end()), options).logits;
+  if (decoded.size() != N * V) throw std::runtime_error("the decode kernel's logits are not of the golden's vocab");
 
   mkrt::Model prefill(prefillPtx, meta(prefillPtx));
   if (timeoutMs) prefill.setTimeoutNs(timeoutMs * 1000000);
@@ -167,7 +160,7 @@ int run(int argc, char** argv) {
   bool ok = true;
   double worstDecodeGpu = 0;
   for (size_t p = 0; p < N; ++p)
-    worstDecodeGpu = std::max(worstDecodeGpu, relL2(&decoded[p * V], &gold.data[p * V], V));
+    worstDecodeGpu = std::max(worstDecodeGpu, mkref::rel_l2(rowOf(decoded, p, V), rowOf(gold.data, p, V)));
   for (const std::vector<int>& chunks : chunkings) {
     prefill.reset();
     std::vector<float> rows;
@@ -186,7 +179,7 @@ int run(int argc, char** argv) {
       rows.insert(rows.end(), all.begin(), all.begin() + long(size_t(n) * V));
       const std::vector<float> last = prefill.output("logits");
       const std::vector<int32_t> next = prefill.outputInts("next");
-      nextOk = nextOk && next.at(0) == int32_t(argmax(last.data(), V));
+      nextOk = nextOk && next.at(0) == mkref::argmax(last);
       label += (label.empty() ? "" : ",") + std::to_string(n);
       p0 += size_t(n);
     }
@@ -194,11 +187,12 @@ int run(int argc, char** argv) {
     double worstDecode = 0, worstHf = 0;
     size_t agree = 0;
     for (size_t p = 0; p < N; ++p) {
-      const double d = relL2(&rows[p * V], &decoded[p * V], V);
-      const double h = relL2(&rows[p * V], &gold.data[p * V], V);
+      const std::vector<float> mine = rowOf(rows, p, V), hf = rowOf(gold.data, p, V);
+      const double d = mkref::rel_l2(mine, rowOf(decoded, p, V));
+      const double h = mkref::rel_l2(mine, hf);
       worstDecode = std::max(worstDecode, d);
       worstHf = std::max(worstHf, h);
-      agree += argmax(&rows[p * V], V) == argmax(&gold.data[p * V], V);
+      agree += mkref::argmax(mine) == mkref::argmax(hf);
       if (d > kVsDecode || h > kVsHfF32) {
         std::printf("  position %zu: rel L2 %.3e against decode (gate %.0e), %.3e against HF f32 (gate %.0e)\n", p, d,
                     kVsDecode, h, kVsHfF32);

@@ -717,8 +717,9 @@ namespace {
 
 // The tiny Llama compiled in-process (as `mkdsl run --device cuda` does), named `label` in its
 // diagnostics and declarations.
-mk::CompileOutput compileTiny(const std::string& label = "llama_tiny.mk") {
-  std::ifstream src(std::string(MK_SOURCE_DIR) + "/examples/llama_tiny.mk", std::ios::binary);
+// The repository's `file` compiled in memory under the name `label`.
+mk::CompileOutput compileFile(const std::string& file, const std::string& label) {
+  std::ifstream src(std::string(MK_SOURCE_DIR) + "/" + file, std::ios::binary);
   std::ostringstream text;
   text << src.rdbuf();
   mk::CompileOptions opts;
@@ -728,6 +729,7 @@ mk::CompileOutput compileTiny(const std::string& label = "llama_tiny.mk") {
   REQUIRE_MESSAGE(out, diags);
   return std::move(*out);
 }
+mk::CompileOutput compileTiny(const std::string& label = "llama_tiny.mk") { return compileFile("examples/llama_tiny.mk", label); }
 
 // Where examples/llama_tiny.mk declares `KIND NAME` ("weight down"), as "LABEL:LINE:COL" (the
 // column of the name), the way the metadata's declared_at says it.
@@ -884,17 +886,10 @@ TEST_CASE("mkrt: in-memory open, config values, input bounds and declarations (t
 
 TEST_CASE("mkrt: a prefill's tokens are checked one by one, and pos0 leaves room for the chunk (fake driver)") {
   REQUIRE(fs::exists(fakeDriver()));
-  std::ifstream src(std::string(MK_SOURCE_DIR) + "/tests/gpu/llama_prefill.mk", std::ios::binary);
-  std::ostringstream text;
-  text << src.rdbuf();
-  mk::CompileOptions opts;
-  opts.check.stdlibDir = MK_STDLIB_DIR;
-  std::string diags;
-  auto out = mk::compileSource("llama_prefill.mk", text.str(), opts, &diags);
-  REQUIRE_MESSAGE(out, diags);
+  const mk::CompileOutput out = compileFile("tests/gpu/llama_prefill.mk", "llama_prefill.mk");
   Env env;
   env.set("MKRT_CUDA_LIBRARY", fakeDriver());
-  mkrt::Model m = mkrt::Model::fromData(out->artifact.assembly, out->metadataJson);
+  mkrt::Model m = mkrt::Model::fromData(out.artifact.assembly, out.metadataJson);
   std::vector<int32_t> tokens(16, 3);
   m.setInput("tokens", tokens, {16});
   tokens[5] = 256;
