@@ -44,19 +44,24 @@ struct Options {
   Ablation ablation = Ablation::None;
 };
 
+// One module with an entry per step of the program (the first step's is `mk_step`, each further
+// step's `mk_step_NAME`), all over the same weights and state arenas.
 struct Artifact {
   std::string llvmIR;    // textual LLVM IR of the module, after the LLVM verifier
   std::string assembly;  // the target's assembly: PTX (NVPTX) or AMDGCN (AMDGPU)
   std::string object;    // AMDGPU: the relocatable ELF object to link into a code object; else empty
-  LaunchInfo launch;
+  std::vector<LaunchInfo> launches;  // per step, in the steps' order
+  const LaunchInfo& launch() const { return launches.front(); }  // the first step's
 };
 
-// Generates the kernel. Problems (a program the backend cannot lower, LLVM failures) are
-// reported as diagnostics and give nullopt.
-std::optional<Artifact> generate(const ir::Megakernel& kernel, const Options& options, DiagnosticEngine& diags);
+// Generates the kernel of the program's steps (the scheduled steps of one program, in program
+// order: they share the weights and state, ir::Graph::tensors). Problems (a program the backend
+// cannot lower, LLVM failures) are reported as diagnostics and give nullopt.
+std::optional<Artifact> generate(const std::vector<ir::Megakernel>& steps, const Options& options, DiagnosticEngine& diags);
 
 // The metadata sidecar: launch info, buffers (arena, offset, bytes, dtype, shape, layout),
-// weights with their safetensors sources, step inputs and outputs. Stable key order.
-std::string metadataJson(const ir::Megakernel& kernel, const LaunchInfo& launch);
+// weights with their safetensors sources, step inputs and outputs; the first step at the top,
+// the others under "steps" (abi/metadata.h). `launches` are generate's, per step. Stable key order.
+std::string metadataJson(const std::vector<ir::Megakernel>& steps, const std::vector<LaunchInfo>& launches);
 
 }  // namespace mk::backend

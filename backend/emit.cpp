@@ -56,8 +56,8 @@ void prepareModule(llvm::Module& m, const Target& target) {
   if (auto tm = machine(target, error)) m.setDataLayout(tm->createDataLayout());
 }
 
-bool optimizeAndEmit(llvm::Module& m, const Target& target, std::string& llvmIR, std::string& assembly,
-                     std::string* object, std::string& error) {
+bool optimizeAndEmit(llvm::Module& m, const Target& target, int expectedEntries, std::string& llvmIR,
+                     std::string& assembly, std::string* object, std::string& error) {
   auto tm = machine(target, error);
   if (!tm) {
     error = "no LLVM target for " + target.triple() + ": " + error;
@@ -102,12 +102,13 @@ bool optimizeAndEmit(llvm::Module& m, const Target& target, std::string& llvmIR,
     error = "LLVM cannot emit assembly for " + target.cpu();
     return false;
   }
-  // One kernel, and nothing the target does not resolve (LLVM 19 leaves some intrinsics as calls).
+  // A kernel per entry of the module, and nothing the target does not resolve (LLVM 19 leaves
+  // some intrinsics as calls).
   const std::string entry = target.kernelDirective() + " ";
   size_t entries = 0;
   for (size_t at = assembly.find(entry); at != std::string::npos; at = assembly.find(entry, at + 1)) ++entries;
-  if (entries != 1) {
-    error = "the assembly has " + std::to_string(entries) + " kernel entries instead of one";
+  if (entries != size_t(expectedEntries)) {
+    error = "the assembly has " + std::to_string(entries) + " kernel entries instead of " + std::to_string(expectedEntries);
     return false;
   }
   std::smatch m2;

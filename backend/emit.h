@@ -13,9 +13,10 @@ namespace mk::backend {
 void prepareModule(llvm::Module& m, const Target& target);
 
 // Verifies, optimises (O3) and prints the module as LLVM IR and as target assembly, and, when
-// `object` is given, as an ELF object. Checks that the assembly has exactly one kernel entry and
-// calls nothing LLVM left unresolved. On failure returns false with `error` set.
-bool optimizeAndEmit(llvm::Module& m, const Target& target, std::string& llvmIR, std::string& assembly,
-                     std::string* object, std::string& error);
+// `object` is given, as an ELF object. Checks that the assembly has `expectedEntries` kernel
+// entries (one per step) and calls nothing LLVM left unresolved. On failure returns false with
+// `error` set.
+bool optimizeAndEmit(llvm::Module& m, const Target& target, int expectedEntries, std::string& llvmIR,
+                     std::string& assembly, std::string* object, std::string& error);
 
 }  // namespace mk::backend

@@ -1,12 +1,15 @@
-// The megakernel skeleton: one persistent kernel entry per step. Each block (one per SM) walks
+// The megakernel skeleton: one persistent kernel entry per step of the program. Each block (one per SM) walks
 // its compile-time task list: acquire-wait the task's counters, run the op body, barrier,
 // release-increment the counters it signals. With weight streaming, one extra warp per block
 // (the loader) walks the same list ahead of the compute threads and copies each task's weight
 // tiles into a shared-memory ring, never waiting on counters: weights do not depend on the step.
 // A target without async copies (Target::asyncWeightRing) has no ring: weights are read directly.
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
 #include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -51,10 +54,19 @@ struct Placement {
 
 class KernelBuilder {
  public:
-  KernelBuilder(const ir::Megakernel& mk, const Options& opt, const Target& target, DiagnosticEngine& diags)
-      : mk_(mk), opt_(opt), target_(target), diags_(diags) {}
+  KernelBuilder(const ir::Megakernel& mk, std::string entryName, const Options& opt, const Target& target,
+                DiagnosticEngine& diags)
+      : mk_(mk), entryName_(std::move(entryName)), opt_(opt), target_(target), diags_(diags) {}
 
-  std::optional<Artifact> run() {
+  struct Built {
+    std::unique_ptr<llvm::LLVMContext> ctx;
+    std::unique_ptr<llvm::Module> mod;
+    LaunchInfo launch;
+    bool ringRejected = false;
+  };
+
+  // The module of this step's entry and how to launch it.
+  std::optional<Built> run() {
     const ir::TargetDesc& td = mk_.target;
     if (td.warpSize != target_.warpSize()) {
       diags_.emit(SourceRange{}, BackendTarget, td.name, "its warp size " + std::to_string(td.warpSize) +
@@ -81,17 +93,10 @@ class KernelBuilder {
       first = build(false);
       if (!first) return std::nullopt;
     }
-    return emitArtifact(std::move(*first));
+    return first;
   }
 
  private:
-  struct Built {
-    std::unique_ptr<llvm::LLVMContext> ctx;
-    std::unique_ptr<llvm::Module> mod;
-    LaunchInfo launch;
-    bool ringRejected = false;
-  };
-
   bool placeTensors() {
     place_.assign(mk_.graph.tensors.size(), {});
     auto put = [&](const std::vector<ir::Buffer>& bufs, uint64_t arena) {
@@ -377,7 +382,7 @@ class KernelBuilder {
     return out;
   }
 
-  // The entry `mk_step` with the kernel's parameters (abi/kernel_params.h lists them).
+  // The entry (entryName_) with the kernel's parameters (abi/kernel_params.h lists them).
   Entry declareEntry(llvm::Module& m, int blockSize) {
     llvm::LLVMContext& c = m.getContext();
     auto* i32 = llvm::Type::getInt32Ty(c);
@@ -392,7 +397,7 @@ class KernelBuilder {
         case abi::ParamKind::U64: params.push_back(llvm::Type::getInt64Ty(c)); break;
       }
     auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c), params, false);
-    auto* fn = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, "mk_step", m);
+    auto* fn = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, entryName_, m);
     for (unsigned i = 0; i < params.size(); ++i) {
       fn->getArg(i)->setName(paramNames[i]);
       if (abi::kKernelParams[i].kind == abi::ParamKind::GlobalPointer) fn->addParamAttr(i, llvm::Attribute::NoAlias);
@@ -682,6 +687,7 @@ class KernelBuilder {
 
     LaunchInfo& L = out.launch;
     L.arch = opt_.arch;
+    L.entry = entryName_;
     L.grid = td.sms;
     L.block = shape.blockSize;
     L.computeThreads = shape.computeThreads;
@@ -695,18 +701,8 @@ class KernelBuilder {
     return true;
   }
 
-  std::optional<Artifact> emitArtifact(Built built) {
-    Artifact a;
-    a.launch = built.launch;
-    std::string error;
-    if (!optimizeAndEmit(*built.mod, target_, a.llvmIR, a.assembly, target_.emitsObject() ? &a.object : nullptr, error)) {
-      diags_.emit(SourceRange{}, BackendUnsupported, "the step", error);
-      return std::nullopt;
-    }
-    return a;
-  }
-
   const ir::Megakernel& mk_;
+  const std::string entryName_;
   const Options& opt_;
   const Target& target_;
   DiagnosticEngine& diags_;
@@ -718,7 +714,11 @@ class KernelBuilder {
 
 }  // namespace
 
-std::optional<Artifact> generate(const ir::Megakernel& kernel, const Options& options, DiagnosticEngine& diags) {
+std::string entryName(const std::vector<ir::Megakernel>& steps, size_t index) {
+  return index == 0 ? "mk_step" : "mk_step_" + steps[index].graph.step;
+}
+
+std::optional<Artifact> generate(const std::vector<ir::Megakernel>& steps, const Options& options, DiagnosticEngine& diags) {
   const ir::ArchDesc* arch = ir::findArch(options.arch);
   if (!arch) {
     std::string known;
@@ -726,8 +726,46 @@ std::optional<Artifact> generate(const ir::Megakernel& kernel, const Options& op
     diags.emit(SourceRange{}, BackendUnknownArch, options.arch, known);
     return std::nullopt;
   }
+  if (steps.empty()) {
+    diags.emit(SourceRange{}, BackendUnsupported, "the program", "it has no step");
+    return std::nullopt;
+  }
   auto target = makeTarget(*arch);
-  return KernelBuilder(kernel, options, *target, diags).run();
+  Artifact a;
+  std::optional<KernelBuilder::Built> module;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    auto built = KernelBuilder(steps[i], entryName(steps, i), options, *target, diags).run();
+    if (!built) return std::nullopt;
+    a.launches.push_back(built->launch);
+    if (!module) {
+      module = std::move(built);
+      continue;
+    }
+    // Each step's module is built in a context of its own; it joins the first through bitcode.
+    // Their internal tables and ring words are renamed apart; the entries have distinct names.
+    std::string bitcode;
+    {
+      llvm::raw_string_ostream os(bitcode);
+      llvm::WriteBitcodeToFile(*built->mod, os);
+    }
+    auto moved = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "step"), *module->ctx);
+    std::string why;
+    if (!moved) why = llvm::toString(moved.takeError());
+    else if (llvm::Linker::linkModules(*module->mod, std::move(*moved))) why = "LLVM could not link the entries";
+    if (!why.empty()) {
+      diags.emit(SourceRange{}, BackendUnsupported, "step '" + steps[i].graph.step + "'", why);
+      return std::nullopt;
+    }
+    built->mod.reset();  // before its context
+  }
+  std::string error;
+  if (!optimizeAndEmit(*module->mod, *target, int(steps.size()), a.llvmIR, a.assembly,
+                       target->emitsObject() ? &a.object : nullptr, error)) {
+    diags.emit(SourceRange{}, BackendUnsupported, "the step", error);
+    return std::nullopt;
+  }
+  module->mod.reset();
+  return a;
 }
 
 }  // namespace mk::backend

@@ -120,13 +120,16 @@ abi::Role inputRole(const ir::StepInput& in, const InputUse& use) {
   return use.startsState ? abi::Role::Position : abi::Role::Token;
 }
 
-}  // namespace
-
-std::string metadataJson(const ir::Megakernel& kernel, const LaunchInfo& launch) {
+// One step's view: the shared weights and state, then its own tensors.
+abi::KernelMetadata stepMetadata(const ir::Megakernel& kernel, const LaunchInfo& launch) {
   const ir::Graph& g = kernel.graph;
   abi::KernelMetadata m;
   m.program = g.program;
   m.config = g.config;
+  m.step = g.step;
+  while (size_t(m.sharedTensors) < g.tensors.size() && (g.tensors[size_t(m.sharedTensors)].kind == ir::Tensor::Weight ||
+                                                         g.tensors[size_t(m.sharedTensors)].kind == ir::Tensor::State))
+    ++m.sharedTensors;
   for (const auto& [name, text] : g.configValues) {
     abi::ConfigValue c;
     c.name = name;
@@ -203,6 +206,15 @@ std::string metadataJson(const ir::Megakernel& kernel, const LaunchInfo& launch)
     else if (!next && t.dtype == DType::I32 && t.shape.empty()) role = abi::Role::NextToken, next = true;
     m.outputs.push_back({name, tensor, role});
   }
+  return m;
+}
+
+}  // namespace
+
+std::string metadataJson(const std::vector<ir::Megakernel>& steps, const std::vector<LaunchInfo>& launches) {
+  if (steps.empty() || launches.size() != steps.size()) return abi::metadataText({});
+  abi::KernelMetadata m = stepMetadata(steps[0], launches[0]);
+  for (size_t i = 1; i < steps.size(); ++i) m.otherSteps.push_back(stepMetadata(steps[i], launches[i]));
   return abi::metadataText(m);
 }
 

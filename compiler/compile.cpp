@@ -92,21 +92,24 @@ std::optional<std::string> archError(const std::string& arch) {
   return "unknown target architecture '" + arch + "'; known: " + join(backend::archNames());
 }
 
-std::optional<ir::Graph> elaborate(SourceManager& sources, DiagnosticEngine& diags, FileId root,
-                                   const CompileOptions& options) {
-  return lowering::buildGraph(sources, diags, root, options.check);
+std::optional<std::vector<ir::Graph>> elaborate(SourceManager& sources, DiagnosticEngine& diags, FileId root,
+                                                const CompileOptions& options) {
+  return lowering::buildGraphs(sources, diags, root, options.check);
 }
 
-std::optional<ir::Megakernel> scheduleProgram(SourceManager& sources, DiagnosticEngine& diags, FileId root,
-                                              const CompileOptions& options) {
+std::optional<std::vector<ir::Megakernel>> scheduleProgram(SourceManager& sources, DiagnosticEngine& diags,
+                                                           FileId root, const CompileOptions& options) {
   // The target first: an unknown GPU is reported without checking the program.
   auto target = resolveTarget(diags, options);
   if (!target) return std::nullopt;
-  auto graph = elaborate(sources, diags, root, options);
-  if (!graph) return std::nullopt;
-  ir::Megakernel kernel = lowering::schedule(std::move(*graph), *target);
-  if (!ir::verify(kernel, diags)) return std::nullopt;
-  return kernel;
+  auto graphs = elaborate(sources, diags, root, options);
+  if (!graphs) return std::nullopt;
+  std::vector<ir::Megakernel> steps;
+  for (ir::Graph& g : *graphs) {
+    steps.push_back(lowering::schedule(std::move(g), *target));
+    if (!ir::verify(steps.back(), diags)) return std::nullopt;
+  }
+  return steps;
 }
 
 std::optional<CompileOutput> compile(SourceManager& sources, DiagnosticEngine& diags, FileId root,
@@ -119,15 +122,15 @@ std::optional<CompileOutput> compile(SourceManager& sources, DiagnosticEngine& d
     diags.emit(SourceRange{}, UnsupportedArch, *why);
     return std::nullopt;
   }
-  auto kernel = scheduleProgram(sources, diags, root, options);
-  if (!kernel) return std::nullopt;
+  auto steps = scheduleProgram(sources, diags, root, options);
+  if (!steps) return std::nullopt;
   backend::Options backendOptions = options.backend;
-  backendOptions.arch = kernel->target.arch;
-  auto artifact = backend::generate(*kernel, backendOptions, diags);
+  backendOptions.arch = steps->front().target.arch;
+  auto artifact = backend::generate(*steps, backendOptions, diags);
   // A backend that reports an error but still returns code is not to be trusted.
   if (!artifact || diags.errorCount() != errorsBefore) return std::nullopt;
-  CompileOutput out{std::move(*kernel), std::move(*artifact), {}};
-  out.metadataJson = backend::metadataJson(out.kernel, out.artifact.launch);
+  CompileOutput out{std::move(*steps), std::move(*artifact), {}};
+  out.metadataJson = backend::metadataJson(out.steps, out.artifact.launches);
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backend/backend.h"
 #include "frontend/sema.h"
@@ -30,9 +31,10 @@ struct CompileOptions {
 };
 
 struct CompileOutput {
-  ir::Megakernel kernel;
-  backend::Artifact artifact;
-  std::string metadataJson;  // backend::metadataJson(kernel, artifact.launch)
+  std::vector<ir::Megakernel> steps;  // per step of the program, in program order
+  backend::Artifact artifact;         // one module, an entry per step
+  std::string metadataJson;           // backend::metadataJson(steps, artifact.launches)
+  const ir::Megakernel& kernel() const { return steps.front(); }  // the first step's
 };
 
 // Reads a file into `sources`; reports E0901 (cannot read) and gives nullopt when it cannot.
@@ -49,13 +51,15 @@ std::optional<ir::TargetDesc> resolveTarget(DiagnosticEngine& diags, const Compi
 // nullopt when it can.
 std::optional<std::string> archError(const std::string& arch);
 
-// Check and elaborate: the graph of the program's step (the config from options.check).
-std::optional<ir::Graph> elaborate(SourceManager& sources, DiagnosticEngine& diags, FileId root,
-                                   const CompileOptions& options);
+// Check and elaborate: the graph of each of the program's steps, in program order, over the same
+// weights and state (the config from options.check).
+std::optional<std::vector<ir::Graph>> elaborate(SourceManager& sources, DiagnosticEngine& diags, FileId root,
+                                                const CompileOptions& options);
 
-// ... then schedule for the target and verify: the megakernel, or nullopt with diagnostics.
-std::optional<ir::Megakernel> scheduleProgram(SourceManager& sources, DiagnosticEngine& diags, FileId root,
-                                              const CompileOptions& options);
+// ... then schedule each for the target and verify: a megakernel per step, or nullopt with
+// diagnostics.
+std::optional<std::vector<ir::Megakernel>> scheduleProgram(SourceManager& sources, DiagnosticEngine& diags,
+                                                           FileId root, const CompileOptions& options);
 
 // ... then generate code and the metadata sidecar.
 std::optional<CompileOutput> compile(SourceManager& sources, DiagnosticEngine& diags, FileId root,

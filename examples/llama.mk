@@ -1,12 +1,15 @@
-// Llama 3 decode step: one token in, f32 logits and the greedy next token out.
+// Llama 3: a decode step (one token in, f32 logits and the greedy next token out) and prefill
+// steps (a chunk of prompt tokens into the KV cache at once, on tensor cores), over one set of
+// weights and caches: one kernel with an entry per step.
 // Weights are read by their Hugging Face LlamaForCausalLM safetensors names; the layer logic is
-// std.llama (generic over shapes), this file holds the configurations, the storage and the step.
+// std.llama (generic over shapes), this file holds the configurations, the storage and the steps.
 //
 //   mkdsl build examples/llama.mk                        # Llama-3.2-1B (the first config)
 //   mkdsl build examples/llama.mk --config llama_3_8b    # Llama-3-8B
 //   mkdsl build examples/llama.mk --config tiny          # the test model (examples/llama_tiny.mk)
 import std.embed;
 import std.llama;
+import std.sampling;
 
 /// Llama-3.2-1B (meta-llama/Llama-3.2-1B), the default configuration.
 config llama_3_2_1b {
@@ -67,6 +70,18 @@ config llama_3_2_1b {
     attn_splits = 4;
     /// Tuning: cache positions per attention chunk; divides max_seq.
     attn_chunk = 128;
+    /// Prompt tokens per prefill step (the last chunk of a prompt may be partial).
+    chunk = 128;
+    /// Tuning: rows per task of the prefill projections; divides chunk. A task's tiles must fit
+    /// the 64 KiB of LDS of an AMDGPU workgroup as well as an H200's shared memory: 32 rows x a K
+    /// chunk of 32 do, where 32 x 128 (60.1 ms for 512 tokens on an H200, against 78.9 with
+    /// 16 x 256: bench/results/2026-12-03-prefill-variants) needs 93 KB.
+    prefill_rows = 32;
+    /// Tuning: K chunk of the prefill projections; divides hidden, heads * head_dim and ffn.
+    prefill_k_chunk = 32;
+    /// Tuning: queries and keys per prefill attention block; divide chunk and max_seq.
+    prefill_queries = 16;
+    prefill_keys = 64;
 }
 
 /// Llama-3-8B (meta-llama/Meta-Llama-3-8B): wider, deeper, no RoPE scaling, untied LM head.
@@ -109,6 +124,10 @@ config tiny : llama_3_2_1b {
     lm_head_chunk = 64;
     attn_splits = 2;
     attn_chunk = 16;
+    chunk = 16;
+    prefill_rows = 16;
+    prefill_k_chunk = 64;
+    prefill_keys = 16;
 }
 
 static_assert(heads % kv_heads == 0, "heads must be a multiple of kv_heads");
@@ -170,4 +189,40 @@ step decode(token: i32, pos: i32) -> (logits: f32[vocab], next: i32) {
     }
     let (lg, nx) = llama_head(x, final_norm, lm_head, eps = rms_eps);
     return (lg, nx);
+}
+
+/// Every layer over a chunk of `chunk` prompt tokens at positions pos0 .. pos0 + chunk - 1,
+/// appending their k and v to the caches: the hidden rows both prefill steps finish from.
+fn prefill_layers(tokens: i32[chunk], pos0: i32) -> f32[chunk, hidden] {
+    var x: f32[chunk, hidden] = embed_rows(embed_tokens, tokens);
+    for l in 0 .. layers {
+        x = llama_block_prefill(x, pos0,
+            layer[l].input_norm, layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
+            layer[l].o_proj, layer[l].post_norm, layer[l].gate_up, layer[l].down,
+            BT = prefill_rows, KC = prefill_k_chunk, BQ = prefill_queries, BK = prefill_keys, eps = rms_eps,
+            theta = rope_theta, rope_factor = rope_factor, rope_low = rope_low_freq,
+            rope_high = rope_high_freq, rope_orig = rope_orig_ctx);
+    }
+    return x;
+}
+
+/// One prefill step: a chunk of prompt tokens (pos0 + chunk at most max_seq) into the caches,
+/// and the logits and greedy next token of row `last` (the last real token of a partial chunk;
+/// later rows are padding, and their cache rows are overwritten by the decode steps after it).
+step prefill(tokens: i32[chunk], pos0: i32, last: i32) -> (logits: f32[vocab], next: i32) {
+    let x = prefill_layers(tokens, pos0);
+    let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
+    return (lg, nx);
+}
+
+/// `prefill`, plus the logits of every row of the chunk: for scoring a text, and for checking a
+/// prompt position by position. The LM head over every row costs more than the layers of a
+/// small model.
+step prefill_logits(tokens: i32[chunk], pos0: i32, last: i32)
+    -> (logits: f32[vocab], next: i32, row_logits: f32[chunk, vocab]) {
+    let x = prefill_layers(tokens, pos0);
+    let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
+    let rows = rmsnorm_lm_head_rows(lm_head, final_norm, x, BT = prefill_rows, KC = prefill_k_chunk,
+        eps = rms_eps);
+    return (lg, nx, rows);
 }

@@ -1,4 +1,4 @@
-// Tiny Llama for tests: the model of examples/llama.mk (same storage names, same step), with one
+// Tiny Llama for tests: the model of examples/llama.mk (same storage names, same steps), with one
 // small configuration, so tests can build random-weight checkpoints in a blink.
 // (A config can only live in the root file, so the model part is repeated here; the layer logic
 // itself is shared through std.llama.)
@@ -6,6 +6,7 @@
 //   mkdsl build examples/llama_tiny.mk
 import std.embed;
 import std.llama;
+import std.sampling;
 
 /// Tiny Llama: 2 layers, hidden 64, 4 query heads and 2 KV heads of 16, vocabulary 256.
 config tiny {
@@ -62,6 +63,15 @@ config tiny {
     attn_splits = 2;
     /// Tuning: cache positions per attention chunk; divides max_seq.
     attn_chunk = 16;
+    /// Prompt tokens per prefill step (the last chunk of a prompt may be partial).
+    chunk = 16;
+    /// Tuning: rows per task of the prefill projections; divides chunk.
+    prefill_rows = 16;
+    /// Tuning: K chunk of the prefill projections; divides hidden, heads * head_dim and ffn.
+    prefill_k_chunk = 64;
+    /// Tuning: queries and keys per prefill attention block; divide chunk and max_seq.
+    prefill_queries = 16;
+    prefill_keys = 16;
 }
 
 static_assert(heads % kv_heads == 0, "heads must be a multiple of kv_heads");
@@ -123,4 +133,40 @@ step decode(token: i32, pos: i32) -> (logits: f32[vocab], next: i32) {
     }
     let (lg, nx) = llama_head(x, final_norm, lm_head, eps = rms_eps);
     return (lg, nx);
+}
+
+/// Every layer over a chunk of `chunk` prompt tokens at positions pos0 .. pos0 + chunk - 1,
+/// appending their k and v to the caches: the hidden rows both prefill steps finish from.
+fn prefill_layers(tokens: i32[chunk], pos0: i32) -> f32[chunk, hidden] {
+    var x: f32[chunk, hidden] = embed_rows(embed_tokens, tokens);
+    for l in 0 .. layers {
+        x = llama_block_prefill(x, pos0,
+            layer[l].input_norm, layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
+            layer[l].o_proj, layer[l].post_norm, layer[l].gate_up, layer[l].down,
+            BT = prefill_rows, KC = prefill_k_chunk, BQ = prefill_queries, BK = prefill_keys, eps = rms_eps,
+            theta = rope_theta, rope_factor = rope_factor, rope_low = rope_low_freq,
+            rope_high = rope_high_freq, rope_orig = rope_orig_ctx);
+    }
+    return x;
+}
+
+/// One prefill step: a chunk of prompt tokens (pos0 + chunk at most max_seq) into the caches,
+/// and the logits and greedy next token of row `last` (the last real token of a partial chunk;
+/// later rows are padding, and their cache rows are overwritten by the decode steps after it).
+step prefill(tokens: i32[chunk], pos0: i32, last: i32) -> (logits: f32[vocab], next: i32) {
+    let x = prefill_layers(tokens, pos0);
+    let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
+    return (lg, nx);
+}
+
+/// `prefill`, plus the logits of every row of the chunk: for scoring a text, and for checking a
+/// prompt position by position. The LM head over every row costs more than the layers of a
+/// small model.
+step prefill_logits(tokens: i32[chunk], pos0: i32, last: i32)
+    -> (logits: f32[vocab], next: i32, row_logits: f32[chunk, vocab]) {
+    let x = prefill_layers(tokens, pos0);
+    let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
+    let rows = rmsnorm_lm_head_rows(lm_head, final_norm, x, BT = prefill_rows, KC = prefill_k_chunk,
+        eps = rms_eps);
+    return (lg, nx, rows);
 }

@@ -24,20 +24,23 @@ std::string defaultStdlibDir() {
   return MK_STDLIB_DIR;
 }
 
-bool elaborateStep(SourceManager& sources, DiagnosticEngine& diags, FileId root, const CheckOptions& options,
-                   GraphSink& sink) {
+bool elaborateSteps(SourceManager& sources, DiagnosticEngine& diags, FileId root, const CheckOptions& options,
+                    const std::function<GraphSink&(const ast::StepDecl&)>& sinkFor) {
   Program program;
   Checker checker(sources, diags, options, program);
   unsigned before = diags.errorCount();
   checker.run(root);
   if (diags.errorCount() != before) return false;
-  if (!program.step) {
+  if (program.steps.empty()) {
     diags.emit(SourceRange{program.root()->ast->file, 0, 0}, check::NoStep);
     return false;
   }
-  sink.config = program.config ? program.config->name.name : "";
-  sink.configValues = program.configValues;
-  checker.elaborate(sink);
+  for (const ast::StepDecl* step : program.steps) {
+    GraphSink& sink = sinkFor(*step);
+    sink.config = program.config ? program.config->name.name : "";
+    sink.configValues = program.configValues;
+    checker.elaborate(*step, sink);
+  }
   return diags.errorCount() == before;
 }
 

@@ -1,6 +1,7 @@
 // Name resolution, constant evaluation and type/shape/layout checking of a .mk program.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,7 +46,9 @@ struct Program {
   Module* root() const { return modules.empty() ? nullptr : modules.front().get(); }
   const ast::ConfigDecl* config = nullptr;        // the selected config, if any
   std::map<std::string, Ty> configValues;         // its fields, evaluated
-  const ast::StepDecl* step = nullptr;
+  // The root file's steps in program order: each is an entry of the kernel, over the same weights
+  // and state (a decode step and a prefill step); the first is the default entry.
+  std::vector<const ast::StepDecl*> steps;
   // With CheckOptions::buildIndex: the names of every loaded module, resolved, with their types
   // under the selected config (the first one by default).
   std::unique_ptr<SemanticIndex> index;
@@ -65,8 +68,8 @@ struct OpInstance {
 class GraphSink {
  public:
   virtual ~GraphSink() = default;
-  std::string config;  // set by elaborateStep: the config the step is elaborated for
-  std::map<std::string, Ty> configValues;  // set by elaborateStep: that config's fields, evaluated
+  std::string config;  // set by elaborateSteps: the config the step is elaborated for
+  std::map<std::string, Ty> configValues;  // set by elaborateSteps: that config's fields, evaluated
   // A weight or state tensor, the first time it is used; a group member once per index.
   virtual int storageTensor(const ast::Decl& decl, const Ty& ty, std::optional<int64_t> groupIndex) = 0;
   // A tensor step input (scalars need no tensor).
@@ -85,10 +88,10 @@ class GraphSink {
   virtual void stepOutputs(const std::vector<std::pair<std::string, Ty>>& outputs) = 0;
 };
 
-// Checks the program, then (when it is clean) walks its step once more with `sink` attached.
-// Returns false when the program has errors.
-bool elaborateStep(SourceManager& sources, DiagnosticEngine& diags, FileId root, const CheckOptions& options,
-                   GraphSink& sink);
+// Checks the program, then (when it is clean) walks each of its steps once more, in program
+// order, with the sink `sinkFor` gives for it attached. Returns false when the program has errors.
+bool elaborateSteps(SourceManager& sources, DiagnosticEngine& diags, FileId root, const CheckOptions& options,
+                    const std::function<GraphSink&(const ast::StepDecl&)>& sinkFor);
 
 // Loads `root` and everything it imports, then checks the whole program. Diagnostics go to
 // `diags`; the program is returned in any case with whatever could be resolved (for the selected

@@ -1,4 +1,4 @@
-// The graph IR: the whole decode step as a dataflow of op instances on tensors with concrete
+// The graph IR: one step of the program as a dataflow of op instances on tensors with concrete
 // shapes and layouts, after inlining fns and unrolling layer loops.
 #pragma once
 
@@ -61,8 +61,11 @@ struct StepInput {
 struct Graph {
   std::string program;  // the root file
   std::string config;   // the config it was built for
+  std::string step;     // the step it is ("decode")
   // Its fields, evaluated, as JSON number or boolean text ("128256", "500000.0", "true"), by name.
   std::vector<std::pair<std::string, std::string>> configValues;
+  // The program's weights and state first (every step's graph has them all, in one order, so they
+  // lie at the same offsets in every step's arenas), then the step's own tensors.
   std::vector<Tensor> tensors;
   std::vector<Node> nodes;  // in program order, a topological order of the dataflow
   std::vector<StepInput> inputs;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <list>
 #include <map>
 #include <stdexcept>
 
@@ -407,21 +408,74 @@ class Builder : public GraphSink {
   std::map<const OpInstance*, std::shared_ptr<const ir::TileFunc>> funcs_;
 };
 
+// Gives every graph the same weights and state, first and in one order: the first step's in its
+// order of use, then those only later steps use. A stable partition, so within each arena the
+// order (and so every offset) of a single step's program is what its own order of use gives.
+void shareStorage(std::vector<ir::Graph>& graphs) {
+  auto isStorage = [](const ir::Tensor& t) { return t.kind == ir::Tensor::Weight || t.kind == ir::Tensor::State; };
+  std::vector<ir::Tensor> shared;
+  std::map<std::string, int> sharedId;  // storage names are unique in the program
+  for (const ir::Graph& g : graphs)
+    for (const ir::Tensor& t : g.tensors)
+      if (isStorage(t) && sharedId.emplace(t.name, int(shared.size())).second) {
+        shared.push_back(t);
+        shared.back().id = int(shared.size()) - 1;
+      }
+  for (ir::Graph& g : graphs) {
+    std::vector<ir::Tensor> tensors = shared;
+    std::vector<int> newId(g.tensors.size());
+    for (ir::Tensor& t : g.tensors) {
+      if (isStorage(t)) {
+        newId[size_t(t.id)] = sharedId.at(t.name);
+        continue;
+      }
+      newId[size_t(t.id)] = int(tensors.size());
+      t.id = int(tensors.size());
+      tensors.push_back(std::move(t));
+    }
+    auto remap = [&](int& id) {
+      if (id >= 0) id = newId.at(size_t(id));
+    };
+    for (ir::Node& n : g.nodes) {
+      for (int& t : n.tensors) remap(t);
+      for (int& t : n.after) remap(t);
+      for (ir::ScalarArg& s : n.scalars)
+        if (s.kind == ir::ScalarArg::Tensor) remap(s.index);
+    }
+    for (ir::StepInput& in : g.inputs) remap(in.tensor);
+    for (auto& [name, t] : g.outputs) remap(t);
+    g.tensors = std::move(tensors);
+  }
+}
+
 }  // namespace
 
-std::optional<ir::Graph> buildGraph(SourceManager& sources, DiagnosticEngine& diags, FileId root,
-                                    const CheckOptions& options) {
-  ir::Graph g;
-  g.program = sources.file(root).path();
-  Builder builder(g, sources);
-  if (!elaborateStep(sources, diags, root, options, builder)) return std::nullopt;
-  g.config = builder.config;
-  for (const auto& [name, t] : builder.configValues) {
-    if (t.kind == TyKind::Int && t.intValue && t.intValue->isConstant()) g.configValues.push_back({name, std::to_string(t.intValue->value())});
-    else if (t.kind == TyKind::Float && t.floatValue) g.configValues.push_back({name, fmt::format("{}", *t.floatValue)});
-    else if (t.kind == TyKind::Bool && t.boolValue) g.configValues.push_back({name, *t.boolValue ? "true" : "false"});
+std::optional<std::vector<ir::Graph>> buildGraphs(SourceManager& sources, DiagnosticEngine& diags, FileId root,
+                                                  const CheckOptions& options) {
+  // One builder per step: a std::list keeps each where the checker was handed it.
+  std::vector<ir::Graph> graphs;
+  std::list<ir::Graph> built;
+  std::list<Builder> builders;
+  auto sinkFor = [&](const ast::StepDecl& step) -> GraphSink& {
+    ir::Graph& g = built.emplace_back();
+    g.program = sources.file(root).path();
+    g.step = step.name.name;
+    return builders.emplace_back(g, sources);
+  };
+  if (!elaborateSteps(sources, diags, root, options, sinkFor)) return std::nullopt;
+  auto builder = builders.begin();
+  for (ir::Graph& g : built) {
+    g.config = builder->config;
+    for (const auto& [name, t] : builder->configValues) {
+      if (t.kind == TyKind::Int && t.intValue && t.intValue->isConstant()) g.configValues.push_back({name, std::to_string(t.intValue->value())});
+      else if (t.kind == TyKind::Float && t.floatValue) g.configValues.push_back({name, fmt::format("{}", *t.floatValue)});
+      else if (t.kind == TyKind::Bool && t.boolValue) g.configValues.push_back({name, *t.boolValue ? "true" : "false"});
+    }
+    ++builder;
+    graphs.push_back(std::move(g));
   }
-  return g;
+  shareStorage(graphs);
+  return graphs;
 }
 
 }  // namespace mk::lowering

@@ -3,15 +3,16 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "frontend/sema.h"
 #include "ir/graph.h"
 
 namespace mk::lowering {
 
-// Checks the program and builds its step's graph; nullopt (with diagnostics) when it has errors
-// or no step.
-std::optional<ir::Graph> buildGraph(SourceManager& sources, DiagnosticEngine& diags, FileId root,
-                                    const CheckOptions& options);
+// Checks the program and builds one graph per step, in program order, over the same weights and
+// state (ir::Graph::tensors); nullopt (with diagnostics) when it has errors or no step.
+std::optional<std::vector<ir::Graph>> buildGraphs(SourceManager& sources, DiagnosticEngine& diags, FileId root,
+                                                  const CheckOptions& options);
 
 }  // namespace mk::lowering

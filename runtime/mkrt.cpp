@@ -93,28 +93,17 @@ bool ptxHasEntry(const std::string& ptx, const std::string& entry) {
 
 }  // namespace
 
-struct mkrt_model {
-  KernelMetadata meta;
-  std::string ptxPath, metaPath;  // or, for mkrt_open_data, what messages call the two
-  bool fromMemory = false;
-  std::shared_ptr<const Driver> drv;
-  CUcontext ctx = nullptr;
-  CUmodule module = nullptr;
+// What one step of the program has of its own on the device: its kernel entry, activations, sync
+// counters, error record, inputs and trace records, and its launches (the weights and state
+// arenas are the model's, shared by every step).
+struct StepEntry {
+  const KernelMetadata* meta = nullptr;  // its view: the model's `meta` or one of its otherSteps
   CUfunction fn = nullptr;
-  CUdeviceptr arena[3] = {0, 0, 0};
-  CUdeviceptr sync = 0, error = 0, inputs = 0;
+  CUdeviceptr activations = 0, sync = 0, error = 0, inputs = 0;
   CUdeviceptr trace = 0;  // u64[records * TraceWords] of a traced kernel, else 0
   bool traceWritten = false;  // a launch has written the records since open / reset
-  CUevent start = nullptr, stop = nullptr;
-  std::string device;
-
-  uint64_t timeoutNs = 2000000000ull;
-  uint64_t steps = 0;
-  bool weightsLoaded = false;
-  std::string broken;  // why steps are refused until mkrt_reset ("" when fine)
-  bool contextLost = false;
+  uint64_t steps = 0;         // launches since open / reset: its counters' last epoch
   double lastMs = 0;
-  std::string lastError;
 
   std::vector<mkrt_tensor_info> inInfo, outInfo;
   // Each step input's value as mkrt_set_input gave it (logical row-major, in its dtype's
@@ -122,15 +111,50 @@ struct mkrt_model {
   std::vector<std::optional<std::vector<uint8_t>>> inputValues;
   std::vector<mkrt_trace_node> traceNodes;
 
-  uint64_t traceBytes() const { return meta.trace ? uint64_t(meta.trace->records) * TraceWords * 8 : 0; }
+  uint64_t traceBytes() const { return meta->trace ? uint64_t(meta->trace->records) * TraceWords * 8 : 0; }
+};
+
+struct mkrt_model {
+  KernelMetadata meta;  // the program's first step; its otherSteps the others
+  std::string ptxPath, metaPath;  // or, for mkrt_open_data, what messages call the two
+  bool fromMemory = false;
+  std::shared_ptr<const Driver> drv;
+  CUcontext ctx = nullptr;
+  CUmodule module = nullptr;
+  CUdeviceptr weights = 0, state = 0;  // every step's
+  std::vector<StepEntry> entries;      // by step: the first, then meta.otherSteps in order
+  size_t selected = 0;                 // the step the per-step functions address
+  CUevent start = nullptr, stop = nullptr;
+  std::string device;
+
+  uint64_t timeoutNs = 2000000000ull;
+  bool weightsLoaded = false;
+  // Why steps are refused until mkrt_reset ("" when fine): a failed step of any entry may have
+  // half-written the state every step shares.
+  std::string broken;
+  bool contextLost = false;
+  std::string lastError;
+
+  StepEntry& current() { return entries[selected]; }
+  const StepEntry& current() const { return entries[selected]; }
+  const KernelMetadata& md() const { return *current().meta; }  // the selected step's view
+  // " of step 'prefill'" for messages about one step of several; "" for a program of one step.
+  std::string ofStep(const StepEntry& e) const { return entries.size() > 1 ? " of step '" + e.meta->step + "'" : ""; }
+  // "step 3" (e's next launch) or, in a program of several, "step 3 of 'prefill'".
+  std::string launchName(const StepEntry& e) const {
+    return "step " + std::to_string(e.steps + 1) + (entries.size() > 1 ? " of '" + e.meta->step + "'" : "");
+  }
 
   ~mkrt_model() {
     if (!drv || !ctx) return;
     drv->ctxSetCurrent(ctx);
     if (start) drv->eventDestroy(start);
     if (stop) drv->eventDestroy(stop);
-    for (CUdeviceptr p : {arena[0], arena[1], arena[2], sync, error, inputs, trace})
+    for (CUdeviceptr p : {weights, state})
       if (p) drv->memFree(p);
+    for (const StepEntry& e : entries)
+      for (CUdeviceptr p : {e.activations, e.sync, e.error, e.inputs, e.trace})
+        if (p) drv->memFree(p);
     if (module) drv->moduleUnload(module);
     drv->ctxDestroy(ctx);
   }
@@ -140,20 +164,28 @@ struct mkrt_model {
   }
   void makeCurrent() const { check(drv->ctxSetCurrent(ctx), "cuCtxSetCurrent"); }
 
+  // Every buffer has at least 256 bytes, so that an empty one is still a valid pointer.
+  static size_t bufferBytes(uint64_t bytes) { return size_t(std::max<uint64_t>(bytes, 256)); }
+  void zero(CUdeviceptr p, uint64_t bytes, const std::string& what) const {
+    check(drv->memsetD8(p, 0, bufferBytes(bytes)), "zeroing the " + what);
+  }
   CUdeviceptr alloc(uint64_t bytes, const std::string& what) {
     CUdeviceptr p = 0;
-    CUresult r = drv->memAlloc(&p, size_t(std::max<uint64_t>(bytes, 256)));
+    CUresult r = drv->memAlloc(&p, bufferBytes(bytes));
     if (r != CUDA_SUCCESS)
       failWith(MKRT_ERR_DRIVER, "cannot allocate " + std::to_string(bytes) + " bytes for the " + what + " on " + device + ": " +
                                     drv->describe(r));
-    check(drv->memsetD8(p, 0, size_t(std::max<uint64_t>(bytes, 256))), "cuMemsetD8 (" + what + ")");
+    zero(p, bytes, what);
     return p;
   }
 
-  CUdeviceptr tensorPtr(const TensorMeta& t) const { return arena[int(t.arena)] + t.offset; }
+  CUdeviceptr arenaBase(const StepEntry& e, Arena a) const {
+    return a == Arena::Weights ? weights : a == Arena::State ? state : e.activations;
+  }
+  CUdeviceptr tensorPtr(const StepEntry& e, const TensorMeta& t) const { return arenaBase(e, t.arena) + t.offset; }
 
-  void upload(const TensorMeta& t, const std::vector<uint8_t>& storage) {
-    check(drv->memcpyHtoD(tensorPtr(t), storage.data(), storage.size()), "copying '" + t.name + "' to the GPU");
+  void upload(const StepEntry& e, const TensorMeta& t, const std::vector<uint8_t>& storage) {
+    check(drv->memcpyHtoD(tensorPtr(e, t), storage.data(), storage.size()), "copying '" + t.name + "' to the GPU");
   }
 };
 
@@ -182,7 +214,9 @@ std::shared_ptr<const Driver> openDriver(int device) {
 // `image` is the PTX text or cubin; ptxPath and metaPath name the two in messages.
 void open(mkrt_model& m, std::string image, const KernelMetadata& metadata, int device) {
   m.meta = metadata;
-  const KernelMetadata& md = m.meta;
+  const KernelMetadata& md = m.meta;  // the program-wide fields (arch, weights and state) are every view's
+  m.entries.emplace_back().meta = &md;
+  for (const KernelMetadata& other : md.otherSteps) m.entries.emplace_back().meta = &other;
   if (image.empty()) failWith(MKRT_ERR_FILE, m.ptxPath + (m.fromMemory ? " is empty" : ": the file is empty"));
   // mkdsl build --target gfx942 (or gfx90a) writes the same sidecar beside an AMDGPU code object.
   if (md.arch.rfind("gfx", 0) == 0)
@@ -191,13 +225,15 @@ void open(mkrt_model& m, std::string image, const KernelMetadata& metadata, int 
                                 "from a HIP host (runtime/README.md)");
   const bool cubin = image.compare(0, 4, "\x7f" "ELF") == 0;
   if (!cubin) {
-    if (!ptxHasEntry(image, md.entry))
-      failWith(MKRT_ERR_FILE, m.ptxPath + ": no kernel `" + md.entry + "` (the entry " + m.metaPath +
-                                  " names) in this PTX: are the two files from the same build?");
     std::string target = ptxTarget(image);
     if (!target.empty() && target != md.arch)
       failWith(MKRT_ERR_FILE, m.ptxPath + " is built for " + target + " but " + m.metaPath + " says " + md.arch +
                                   ": the two files are from different builds");
+    for (const StepEntry& e : m.entries)
+      if (!ptxHasEntry(image, e.meta->entry))
+        failWith(MKRT_ERR_FILE, m.ptxPath + ": no kernel `" + e.meta->entry + "` (the entry " + m.metaPath + " names" +
+                                    (m.entries.size() > 1 ? " for step '" + e.meta->step + "'" : "") +
+                                    ") in this PTX: are the two files from the same build?");
     image.push_back('\0');  // the driver reads PTX as a C string
   }
   m.drv = openDriver(device);
@@ -253,61 +289,71 @@ void open(mkrt_model& m, std::string image, const KernelMetadata& metadata, int 
     if (!log.empty()) msg += "\n" + log;
     failWith(MKRT_ERR_KERNEL, msg);
   }
-  if (CUresult r = d.moduleGetFunction(&m.fn, m.module, md.entry.c_str()); r != CUDA_SUCCESS)
-    failWith(MKRT_ERR_KERNEL, m.ptxPath + ": no kernel `" + md.entry + "` in the module: " + d.describe(r));
 
-  if (md.dynamicSmemBytes > smemOptin)
-    failWith(MKRT_ERR_KERNEL, "the kernel needs " + std::to_string(md.dynamicSmemBytes) +
-                                  " bytes of dynamic shared memory per block; " + m.device + " allows " +
-                                  std::to_string(smemOptin) + ": rebuild it for this GPU");
-  if (md.dynamicSmemBytes > 48 * 1024)
-    m.check(d.funcSetAttribute(m.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(md.dynamicSmemBytes)),
-            "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = " + std::to_string(md.dynamicSmemBytes) + ")");
-  // A persistent kernel's blocks wait for each other: all of them must be resident at once.
-  int perSm = 0;
-  m.check(d.occupancyMaxActiveBlocksPerMultiprocessor(&perSm, m.fn, md.block, size_t(md.dynamicSmemBytes)),
-          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-  if (int64_t(perSm) * sms < md.grid)
-    failWith(MKRT_ERR_KERNEL, "the kernel's " + std::to_string(md.grid) + " blocks (" + std::to_string(md.block) +
-                                  " threads, " + std::to_string(md.dynamicSmemBytes) +
-                                  " bytes of dynamic shared memory each) must all be resident at once, but " + m.device +
-                                  " holds " + std::to_string(perSm) + " per SM (" + std::to_string(int64_t(perSm) * sms) +
-                                  " in all): rebuild it for this GPU (mkdsl build --gpu NAME, or --sms N)");
+  // Each step's entry, and whether it fits the device.
+  for (StepEntry& e : m.entries) {
+    const KernelMetadata& s = *e.meta;
+    const std::string note = m.entries.size() > 1 ? "step '" + s.step + "': " : "";
+    if (CUresult r = d.moduleGetFunction(&e.fn, m.module, s.entry.c_str()); r != CUDA_SUCCESS)
+      failWith(MKRT_ERR_KERNEL, m.ptxPath + ": no kernel `" + s.entry + "` in the module: " + d.describe(r));
+    if (s.dynamicSmemBytes > smemOptin)
+      failWith(MKRT_ERR_KERNEL, note + "the kernel needs " + std::to_string(s.dynamicSmemBytes) +
+                                    " bytes of dynamic shared memory per block; " + m.device + " allows " +
+                                    std::to_string(smemOptin) + ": rebuild it for this GPU");
+    if (s.dynamicSmemBytes > 48 * 1024)
+      m.check(d.funcSetAttribute(e.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(s.dynamicSmemBytes)),
+              "cuFuncSetAttribute(" + s.entry + ", MAX_DYNAMIC_SHARED_SIZE_BYTES = " + std::to_string(s.dynamicSmemBytes) + ")");
+    // A persistent kernel's blocks wait for each other: all of them must be resident at once.
+    int perSm = 0;
+    m.check(d.occupancyMaxActiveBlocksPerMultiprocessor(&perSm, e.fn, s.block, size_t(s.dynamicSmemBytes)),
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    if (int64_t(perSm) * sms < s.grid)
+      failWith(MKRT_ERR_KERNEL, note + "the kernel's " + std::to_string(s.grid) + " blocks (" + std::to_string(s.block) +
+                                    " threads, " + std::to_string(s.dynamicSmemBytes) +
+                                    " bytes of dynamic shared memory each) must all be resident at once, but " + m.device +
+                                    " holds " + std::to_string(perSm) + " per SM (" + std::to_string(int64_t(perSm) * sms) +
+                                    " in all): rebuild it for this GPU (mkdsl build --gpu NAME, or --sms N)");
+  }
 
-  static const char* const arenaWhat[] = {"weights arena", "state arena", "activations arena"};
-  for (int a = 0; a < 3; ++a) m.arena[a] = m.alloc(md.arenaBytes[a], arenaWhat[a]);
-  m.sync = m.alloc(uint64_t(md.syncCounters) * 4, "sync counters");
-  m.error = m.alloc(uint64_t(md.errorWords) * 4, "error record");
-  m.inputs = m.alloc(std::max<uint64_t>(md.inputs.size(), 1) * 4, "step inputs");
-  if (md.trace) {
-    m.trace = m.alloc(m.traceBytes(), "trace records");
-    for (const TraceNode& n : md.trace->nodes) m.traceNodes.push_back({n.name.c_str(), n.op.c_str(), n.tasks, n.bytes, n.bytesExact ? 1 : 0});
+  m.weights = m.alloc(md.arenaBytes[int(Arena::Weights)], "weights arena");
+  m.state = m.alloc(md.arenaBytes[int(Arena::State)], "state arena");
+  for (StepEntry& e : m.entries) {
+    const KernelMetadata& s = *e.meta;
+    const std::string of = m.ofStep(e);
+    e.activations = m.alloc(s.arenaBytes[int(Arena::Activations)], "activations arena" + of);
+    e.sync = m.alloc(uint64_t(s.syncCounters) * 4, "sync counters" + of);
+    e.error = m.alloc(uint64_t(s.errorWords) * 4, "error record" + of);
+    e.inputs = m.alloc(std::max<uint64_t>(s.inputs.size(), 1) * 4, "step inputs" + of);
+    if (s.trace) {
+      e.trace = m.alloc(e.traceBytes(), "trace records" + of);
+      for (const TraceNode& n : s.trace->nodes)
+        e.traceNodes.push_back({n.name.c_str(), n.op.c_str(), n.tasks, n.bytes, n.bytesExact ? 1 : 0});
+    }
+    auto info = [&](const std::string& name, int tensor, DType dtype, abi::Role role) {
+      mkrt_tensor_info i{};
+      i.name = name.c_str();
+      i.dtype = toApi(dtype);
+      i.role = toApi(role);
+      if (tensor >= 0) {
+        const TensorMeta& t = s.tensors[size_t(tensor)];
+        i.tensor = t.name.c_str();
+        i.rank = int(t.shape.size());
+        i.shape = t.shape.data();
+        i.elements = size_t(t.elements());
+      } else {
+        i.tensor = "";
+        i.elements = 1;
+      }
+      return i;
+    };
+    for (const InputMeta& in : s.inputs) e.inInfo.push_back(info(in.name, in.tensor, in.dtype, in.role));
+    for (const OutputMeta& out : s.outputs)
+      e.outInfo.push_back(info(out.name, out.tensor, s.tensors[size_t(out.tensor)].dtype, out.role));
+    e.inputValues.resize(s.inputs.size());
   }
   m.check(d.eventCreate(&m.start, CU_EVENT_DEFAULT), "cuEventCreate");
   m.check(d.eventCreate(&m.stop, CU_EVENT_DEFAULT), "cuEventCreate");
   m.check(d.ctxSynchronize(), "cuCtxSynchronize");
-
-  auto info = [&](const std::string& name, int tensor, DType dtype, abi::Role role) {
-    mkrt_tensor_info i{};
-    i.name = name.c_str();
-    i.dtype = toApi(dtype);
-    i.role = toApi(role);
-    if (tensor >= 0) {
-      const TensorMeta& t = md.tensors[size_t(tensor)];
-      i.tensor = t.name.c_str();
-      i.rank = int(t.shape.size());
-      i.shape = t.shape.data();
-      i.elements = size_t(t.elements());
-    } else {
-      i.tensor = "";
-      i.elements = 1;
-    }
-    return i;
-  };
-  for (const InputMeta& in : md.inputs) m.inInfo.push_back(info(in.name, in.tensor, in.dtype, in.role));
-  for (const OutputMeta& out : md.outputs)
-    m.outInfo.push_back(info(out.name, out.tensor, md.tensors[size_t(out.tensor)].dtype, out.role));
-  m.inputValues.resize(md.inputs.size());
 }
 
 // Loads weights through `storage(spec)`.
@@ -315,7 +361,7 @@ template <typename F>
 void loadAll(mkrt_model& m, F&& storage) {
   m.makeCurrent();
   m.weightsLoaded = false;
-  for (const TensorMeta& t : m.meta.tensors) {
+  for (const TensorMeta& t : m.meta.tensors) {  // the first step's view has every weight
     if (t.kind != TensorMeta::Weight) continue;
     WeightSpec w{t.name, t.dtype, t.shape, t.layout, t.sources, t.declaredAt};
     std::vector<uint8_t> bytes;
@@ -326,13 +372,13 @@ void loadAll(mkrt_model& m, F&& storage) {
     } catch (const SafetensorsError& e) {
       failWith(MKRT_ERR_FILE, e.what());
     }
-    m.upload(t, bytes);
+    m.upload(m.current(), t, bytes);  // in the weights arena, which every step shares
   }
   m.check(m.drv->ctxSynchronize(), "cuCtxSynchronize");
   m.weightsLoaded = true;
 }
 
-std::string timeoutMessage(const mkrt_model& m, const uint32_t* w) {
+std::string timeoutMessage(const mkrt_model& m, const StepEntry& e, const uint32_t* w) {
   const std::string task = "task " + std::to_string(w[ErrTask]), sm = "SM " + std::to_string(w[ErrSm]);
   std::string what;
   switch (w[ErrKind]) {
@@ -353,7 +399,7 @@ std::string timeoutMessage(const mkrt_model& m, const uint32_t* w) {
              std::to_string(w[ErrCounter]) + ", expected " + std::to_string(w[ErrExpected]) + ", saw " +
              std::to_string(w[ErrSeen]) + ")";
   }
-  return "step " + std::to_string(m.steps + 1) + " (epoch " + std::to_string(w[ErrEpoch]) + "): " + what + " of " +
+  return m.launchName(e) + " (epoch " + std::to_string(w[ErrEpoch]) + "): " + what + " of " +
          std::to_string(m.timeoutNs / 1000000) + " ms; the kernel stopped (see the schedule: mkdsl build --emit=schedule)";
 }
 
@@ -367,7 +413,7 @@ std::string inputTypeText(const KernelMetadata& md, const InputMeta& in) {
 
 void setInput(mkrt_model& m, const char* name, mkrt_dtype dtype, int rank, const int64_t* shape, const void* data,
               size_t bytes) {
-  const KernelMetadata& md = m.meta;
+  const KernelMetadata& md = m.md();
   if (!name) failWith(MKRT_ERR_ARGUMENT, "mkrt_set_input: the name is NULL");
   size_t index = 0;
   while (index < md.inputs.size() && md.inputs[index].name != name) ++index;
@@ -401,7 +447,7 @@ void setInput(mkrt_model& m, const char* name, mkrt_dtype dtype, int rank, const
       if (std::string why = inputRangeProblem(md, index, int64_t(decodeElement(in.dtype, p + i * width))); !why.empty())
         failWith(MKRT_ERR_ARGUMENT, "element " + std::to_string(i) + " of '" + in.name + "': " + why);
   }
-  m.inputValues[index] = std::vector<uint8_t>(p, p + bytes);
+  m.current().inputValues[index] = std::vector<uint8_t>(p, p + bytes);
 }
 
 // The u32 word the kernel reads for a scalar step input (f32 as its bits); 0 for a tensor input,
@@ -419,7 +465,8 @@ uint32_t inputWord(const InputMeta& in, const std::vector<uint8_t>& value) {
 }
 
 void step(mkrt_model& m) {
-  const KernelMetadata& md = m.meta;
+  StepEntry& e = m.current();
+  const KernelMetadata& md = *e.meta;
   if (!m.broken.empty()) failWith(MKRT_ERR_STATE, "an earlier step failed (" + m.broken + "); call mkrt_reset before stepping again");
   if (!m.weightsLoaded)
     for (const TensorMeta& t : md.tensors)
@@ -427,17 +474,17 @@ void step(mkrt_model& m) {
         failWith(MKRT_ERR_STATE, "no weights: call mkrt_load_weights or mkrt_random_weights before mkrt_step");
   const size_t n = md.inputs.size();
   for (size_t i = 0; i < n; ++i)
-    if (!m.inputValues[i])
+    if (!e.inputValues[i])
       failWith(MKRT_ERR_ARGUMENT, "input '" + md.inputs[i].name + "' (" + inputTypeText(md, md.inputs[i]) +
                                       ") has no value: give it one with mkrt_set_input before mkrt_step");
   std::vector<uint32_t> words(std::max<size_t>(n, 1), 0);
-  for (size_t i = 0; i < n; ++i) words[i] = inputWord(md.inputs[i], *m.inputValues[i]);
-  if (m.steps >= std::numeric_limits<uint32_t>::max() - 1u)
+  for (size_t i = 0; i < n; ++i) words[i] = inputWord(md.inputs[i], *e.inputValues[i]);
+  if (e.steps >= std::numeric_limits<uint32_t>::max() - 1u)
     failWith(MKRT_ERR_STATE, "the epoch counter is exhausted (2^32 - 1 steps); call mkrt_reset");
 
   m.makeCurrent();
   const Driver& d = *m.drv;
-  m.check(d.memcpyHtoD(m.inputs, words.data(), words.size() * 4), "copying the step inputs");
+  m.check(d.memcpyHtoD(e.inputs, words.data(), words.size() * 4), "copying the step inputs");
   for (size_t i = 0; i < n; ++i) {  // a tensor input: its value, laid out as the kernel stores it
     const InputMeta& in = md.inputs[i];
     if (in.tensor < 0) continue;
@@ -445,97 +492,107 @@ void step(mkrt_model& m) {
     const unsigned eb = dtypeBytes(t.dtype);
     std::vector<uint8_t> storage(size_t(t.storageBytes()), 0);
     if (auto p = mappingProblem(t.layout, t.shape, eb); !p.empty()) failWith(MKRT_ERR_KERNEL, "input tensor '" + t.name + "': " + p);
-    toPhysical(t.layout, t.shape, eb, m.inputValues[i]->data(), storage.data());
-    m.upload(t, storage);
+    toPhysical(t.layout, t.shape, eb, e.inputValues[i]->data(), storage.data());
+    m.upload(e, t, storage);
   }
 
   // A traced kernel's records start at zero, so that one the step never reached reads as such.
-  if (m.trace) m.check(d.memsetD8(m.trace, 0, size_t(std::max<uint64_t>(m.traceBytes(), 256))), "zeroing the trace records");
+  if (e.trace) m.zero(e.trace, e.traceBytes(), "trace records");
 
-  uint32_t epoch = uint32_t(m.steps + 1);
+  // Each step's counters are its own, so its epoch counts its own launches.
+  uint32_t epoch = uint32_t(e.steps + 1);
   uint64_t timeout = m.timeoutNs;
   // The driver reads as many parameters as the kernel declares: the trace only when traced.
   CUdeviceptr buffers[abi::ParamCount] = {};
-  buffers[abi::ParamWeights] = m.arena[0];
-  buffers[abi::ParamState] = m.arena[1];
-  buffers[abi::ParamActivations] = m.arena[2];
-  buffers[abi::ParamSync] = m.sync;
-  buffers[abi::ParamError] = m.error;
-  buffers[abi::ParamInputs] = m.inputs;
-  buffers[abi::ParamTrace] = m.trace;
+  buffers[abi::ParamWeights] = m.weights;
+  buffers[abi::ParamState] = m.state;
+  buffers[abi::ParamActivations] = e.activations;
+  buffers[abi::ParamSync] = e.sync;
+  buffers[abi::ParamError] = e.error;
+  buffers[abi::ParamInputs] = e.inputs;
+  buffers[abi::ParamTrace] = e.trace;
   void* params[abi::ParamCount] = {};
   for (int i = 0; i < abi::ParamCount; ++i)
     if (abi::kKernelParams[i].kind == abi::ParamKind::GlobalPointer) params[i] = &buffers[i];
   params[abi::ParamEpoch] = &epoch;
   params[abi::ParamTimeout] = &timeout;
-  if (!m.trace) params[abi::ParamTrace] = nullptr;
+  if (!e.trace) params[abi::ParamTrace] = nullptr;
+  // A failed launch of any step breaks the model: the state every step shares may be half-written.
+  auto breakModel = [&](const char* why) {
+    m.broken = why + (m.entries.size() > 1 ? " in " + m.launchName(e) : std::string());
+  };
   m.check(d.eventRecord(m.start, nullptr), "cuEventRecord");
-  if (CUresult r = d.launchKernel(m.fn, unsigned(md.grid), 1, 1, unsigned(md.block), 1, 1, unsigned(md.dynamicSmemBytes),
+  if (CUresult r = d.launchKernel(e.fn, unsigned(md.grid), 1, 1, unsigned(md.block), 1, 1, unsigned(md.dynamicSmemBytes),
                                   nullptr, params, nullptr);
       r != CUDA_SUCCESS) {
-    m.broken = "the launch failed";
-    failWith(MKRT_ERR_KERNEL, "step " + std::to_string(m.steps + 1) + ": cuLaunchKernel (grid " + std::to_string(md.grid) +
-                                  ", block " + std::to_string(md.block) + ", " + std::to_string(md.dynamicSmemBytes) +
+    breakModel("the launch failed");
+    failWith(MKRT_ERR_KERNEL, m.launchName(e) + ": cuLaunchKernel (grid " + std::to_string(md.grid) + ", block " +
+                                  std::to_string(md.block) + ", " + std::to_string(md.dynamicSmemBytes) +
                                   " bytes of shared memory) failed on " + m.device + ": " + d.describe(r));
   }
-  m.traceWritten = m.trace != 0;
+  e.traceWritten = e.trace != 0;
   m.check(d.eventRecord(m.stop, nullptr), "cuEventRecord");
   if (CUresult r = d.ctxSynchronize(); r != CUDA_SUCCESS) {
-    m.broken = "the kernel faulted";
+    breakModel("the kernel faulted");
     m.contextLost = true;
-    failWith(MKRT_ERR_KERNEL, "step " + std::to_string(m.steps + 1) + ": the kernel failed on " + m.device + ": " +
-                                  d.describe(r) + " (the CUDA context is unusable now; close the model)");
+    failWith(MKRT_ERR_KERNEL, m.launchName(e) + ": the kernel failed on " + m.device + ": " + d.describe(r) +
+                                  " (the CUDA context is unusable now; close the model)");
   }
   float ms = 0;
   m.check(d.eventElapsedTime(&ms, m.start, m.stop), "cuEventElapsedTime");
-  m.lastMs = ms;
+  e.lastMs = ms;
   uint32_t record[ErrWords] = {};
-  m.check(d.memcpyDtoH(record, m.error, sizeof record), "reading the error record");
+  m.check(d.memcpyDtoH(record, e.error, sizeof record), "reading the error record");
   if (record[ErrFlag] != 0) {
-    std::string msg = timeoutMessage(m, record);
-    m.broken = "a wait timed out";
+    std::string msg = timeoutMessage(m, e, record);
+    breakModel("a wait timed out");
     failWith(MKRT_ERR_TIMEOUT, msg);
   }
-  ++m.steps;
+  ++e.steps;
 }
 
+// Zeroes the state and every step's activations, counters, error record and trace records.
 void reset(mkrt_model& m) {
   if (m.contextLost) failWith(MKRT_ERR_STATE, "the CUDA context was lost to a kernel fault; close and reopen the model");
   m.makeCurrent();
-  const Driver& d = *m.drv;
-  const KernelMetadata& md = m.meta;
-  m.check(d.memsetD8(m.arena[int(Arena::State)], 0, size_t(std::max<uint64_t>(md.arenaBytes[1], 256))), "zeroing the state");
-  m.check(d.memsetD8(m.arena[int(Arena::Activations)], 0, size_t(std::max<uint64_t>(md.arenaBytes[2], 256))),
-          "zeroing the activations");
-  m.check(d.memsetD8(m.sync, 0, size_t(std::max<int64_t>(md.syncCounters * 4, 256))), "zeroing the sync counters");
-  m.check(d.memsetD8(m.error, 0, size_t(std::max<int64_t>(int64_t(md.errorWords) * 4, 256))), "zeroing the error record");
-  if (m.trace) m.check(d.memsetD8(m.trace, 0, size_t(std::max<uint64_t>(m.traceBytes(), 256))), "zeroing the trace records");
-  m.check(d.ctxSynchronize(), "cuCtxSynchronize");
-  m.traceWritten = false;
-  m.steps = 0;
+  m.zero(m.state, m.meta.arenaBytes[int(Arena::State)], "state");
+  for (StepEntry& e : m.entries) {
+    const KernelMetadata& s = *e.meta;
+    const std::string of = m.ofStep(e);
+    m.zero(e.activations, s.arenaBytes[int(Arena::Activations)], "activations" + of);
+    m.zero(e.sync, uint64_t(s.syncCounters) * 4, "sync counters" + of);
+    m.zero(e.error, uint64_t(s.errorWords) * 4, "error record" + of);
+    if (e.trace) m.zero(e.trace, e.traceBytes(), "trace records" + of);
+  }
+  m.check(m.drv->ctxSynchronize(), "cuCtxSynchronize");
+  for (StepEntry& e : m.entries) {
+    e.traceWritten = false;
+    e.steps = 0;
+  }
   m.broken.clear();
 }
 
 const TensorMeta& outputTensor(const mkrt_model& m, const char* name, size_t n) {
   if (!name) failWith(MKRT_ERR_ARGUMENT, "the output name is NULL");
-  for (const OutputMeta& o : m.meta.outputs)
+  const KernelMetadata& md = m.md();
+  for (const OutputMeta& o : md.outputs)
     if (o.name == name) {
-      const TensorMeta& t = m.meta.tensors[size_t(o.tensor)];
+      const TensorMeta& t = md.tensors[size_t(o.tensor)];
       if (n != size_t(t.elements()))
         failWith(MKRT_ERR_ARGUMENT, "output '" + o.name + "' (" + dtypeName(t.dtype) + shapeString(t.shape) + ") has " +
                                         std::to_string(t.elements()) + " elements; the buffer holds " + std::to_string(n));
       return t;
     }
   std::string names;
-  for (const OutputMeta& o : m.meta.outputs) names += (names.empty() ? "" : ", ") + o.name;
+  for (const OutputMeta& o : md.outputs) names += (names.empty() ? "" : ", ") + o.name;
   failWith(MKRT_ERR_ARGUMENT, std::string("the step has no output '") + name + "' (it has: " + names + ")");
 }
 
-// An output's logical bytes.
+// An output's logical bytes (the selected step's).
 std::vector<uint8_t> readLogical(mkrt_model& m, const TensorMeta& t) {
   m.makeCurrent();
   std::vector<uint8_t> storage(size_t(t.storageBytes()));
-  m.check(m.drv->memcpyDtoH(storage.data(), m.tensorPtr(t), storage.size()), "reading '" + t.name + "' from the GPU");
+  m.check(m.drv->memcpyDtoH(storage.data(), m.tensorPtr(m.current(), t), storage.size()), "reading '" + t.name + "' from the GPU");
   const unsigned eb = dtypeBytes(t.dtype);
   if (auto p = mappingProblem(t.layout, t.shape, eb); !p.empty()) failWith(MKRT_ERR_KERNEL, "output tensor '" + t.name + "': " + p);
   std::vector<uint8_t> logical(size_t(t.elements()) * eb);
@@ -710,20 +767,43 @@ mkrt_status mkrt_read_output_i32(mkrt_model* model, const char* name, int32_t* o
   });
 }
 
-size_t mkrt_num_inputs(const mkrt_model* model) { return model ? model->inInfo.size() : 0; }
-size_t mkrt_num_outputs(const mkrt_model* model) { return model ? model->outInfo.size() : 0; }
+size_t mkrt_num_inputs(const mkrt_model* model) { return model ? model->current().inInfo.size() : 0; }
+size_t mkrt_num_outputs(const mkrt_model* model) { return model ? model->current().outInfo.size() : 0; }
 
 mkrt_status mkrt_input_info(const mkrt_model* model, size_t index, mkrt_tensor_info* info) {
-  if (!model || !info || index >= model->inInfo.size()) return MKRT_ERR_ARGUMENT;
-  *info = model->inInfo[index];
+  if (!model || !info || index >= model->current().inInfo.size()) return MKRT_ERR_ARGUMENT;
+  *info = model->current().inInfo[index];
   return MKRT_OK;
 }
 
 mkrt_status mkrt_output_info(const mkrt_model* model, size_t index, mkrt_tensor_info* info) {
-  if (!model || !info || index >= model->outInfo.size()) return MKRT_ERR_ARGUMENT;
-  *info = model->outInfo[index];
+  if (!model || !info || index >= model->current().outInfo.size()) return MKRT_ERR_ARGUMENT;
+  *info = model->current().outInfo[index];
   return MKRT_OK;
 }
+
+size_t mkrt_num_steps(const mkrt_model* model) { return model ? model->entries.size() : 0; }
+
+const char* mkrt_step_name(const mkrt_model* model, size_t index) {
+  return model && index < model->entries.size() ? model->entries[index].meta->step.c_str() : "";
+}
+
+mkrt_status mkrt_select_step(mkrt_model* model, const char* name) {
+  return guarded(model, [&](mkrt_model& m) {
+    if (!name) failWith(MKRT_ERR_ARGUMENT, "mkrt_select_step: the name is NULL");
+    std::string names;
+    for (size_t i = 0; i < m.entries.size(); ++i) {
+      if (m.entries[i].meta->step == name) {
+        m.selected = i;
+        return;
+      }
+      names += (i ? ", '" : "'") + m.entries[i].meta->step + "'";
+    }
+    failWith(MKRT_ERR_ARGUMENT, std::string("the program has no step '") + name + "' (its steps: " + names + ")");
+  });
+}
+
+const char* mkrt_selected_step(const mkrt_model* model) { return model ? model->md().step.c_str() : ""; }
 
 mkrt_status mkrt_set_timeout_ns(mkrt_model* model, uint64_t ns) {
   return guarded(model, [&](mkrt_model& m) {
@@ -733,17 +813,18 @@ mkrt_status mkrt_set_timeout_ns(mkrt_model* model, uint64_t ns) {
 }
 
 mkrt_status mkrt_input_bound(const mkrt_model* model, size_t index, int64_t* bound) {
-  if (!model || !bound || index >= model->meta.inputs.size()) return MKRT_ERR_ARGUMENT;
-  *bound = model->meta.inputs[index].bound;
+  if (!model || !bound || index >= model->md().inputs.size()) return MKRT_ERR_ARGUMENT;
+  *bound = model->md().inputs[index].bound;
   return MKRT_OK;
 }
 
 mkrt_status mkrt_check_input(mkrt_model* model, size_t index, int64_t value) {
   return guarded(model, [&](mkrt_model& m) {
-    if (index >= m.meta.inputs.size())
-      failWith(MKRT_ERR_ARGUMENT, "the step has " + std::to_string(m.meta.inputs.size()) + " inputs; there is no input " +
+    const KernelMetadata& md = m.md();
+    if (index >= md.inputs.size())
+      failWith(MKRT_ERR_ARGUMENT, "the step has " + std::to_string(md.inputs.size()) + " inputs; there is no input " +
                                       std::to_string(index));
-    if (std::string p = inputRangeProblem(m.meta, index, value); !p.empty()) failWith(MKRT_ERR_ARGUMENT, p);
+    if (std::string p = inputRangeProblem(md, index, value); !p.empty()) failWith(MKRT_ERR_ARGUMENT, p);
   });
 }
 
@@ -769,43 +850,46 @@ const char* mkrt_config_name(const mkrt_model* model) { return model ? model->me
 
 const char* mkrt_tensor_declared_at(const mkrt_model* model, const char* tensor) {
   if (!model || !tensor) return "";
-  int id = model->meta.find(tensor);
-  return id < 0 ? "" : model->meta.tensors[size_t(id)].declaredAt.c_str();
+  const KernelMetadata& md = model->md();
+  int id = md.find(tensor);
+  return id < 0 ? "" : md.tensors[size_t(id)].declaredAt.c_str();
 }
 
-int mkrt_is_traced(const mkrt_model* model) { return model && model->meta.trace ? 1 : 0; }
+int mkrt_is_traced(const mkrt_model* model) { return model && model->md().trace ? 1 : 0; }
 
 size_t mkrt_trace_records(const mkrt_model* model) {
-  return model && model->meta.trace ? size_t(model->meta.trace->records) : 0;
+  return model && model->md().trace ? size_t(model->md().trace->records) : 0;
 }
 
-size_t mkrt_num_trace_nodes(const mkrt_model* model) { return model ? model->traceNodes.size() : 0; }
+size_t mkrt_num_trace_nodes(const mkrt_model* model) { return model ? model->current().traceNodes.size() : 0; }
 
 mkrt_status mkrt_trace_node_info(const mkrt_model* model, size_t node, mkrt_trace_node* info) {
-  if (!model || !info || node >= model->traceNodes.size()) return MKRT_ERR_ARGUMENT;
-  *info = model->traceNodes[node];
+  if (!model || !info || node >= model->current().traceNodes.size()) return MKRT_ERR_ARGUMENT;
+  *info = model->current().traceNodes[node];
   return MKRT_OK;
 }
 
 mkrt_status mkrt_read_trace(mkrt_model* model, uint64_t* words, size_t count) {
   return guarded(model, [&](mkrt_model& m) {
-    if (!m.meta.trace) failWith(MKRT_ERR_ARGUMENT, "the kernel was built without --trace: rebuild it with mkdsl build --trace");
-    const uint64_t want = uint64_t(m.meta.trace->records) * TraceWords;
+    const StepEntry& e = m.current();
+    const KernelMetadata& md = *e.meta;
+    if (!md.trace) failWith(MKRT_ERR_ARGUMENT, "the kernel was built without --trace: rebuild it with mkdsl build --trace");
+    const uint64_t want = uint64_t(md.trace->records) * TraceWords;
     if (count != want)
-      failWith(MKRT_ERR_ARGUMENT, "the trace holds " + std::to_string(m.meta.trace->records) + " records of " +
+      failWith(MKRT_ERR_ARGUMENT, "the trace holds " + std::to_string(md.trace->records) + " records of " +
                                       std::to_string(int(TraceWords)) + " words (" + std::to_string(want) +
                                       "); the buffer holds " + std::to_string(count));
     if (count && !words) failWith(MKRT_ERR_ARGUMENT, "mkrt_read_trace: words is NULL");
-    if (!m.traceWritten) failWith(MKRT_ERR_STATE, "no step has run yet: the trace holds the last step's records");
+    if (!e.traceWritten) failWith(MKRT_ERR_STATE, "no step has run yet: the trace holds the last step's records");
     if (count == 0) return;
     m.makeCurrent();
-    m.check(m.drv->memcpyDtoH(words, m.trace, size_t(m.traceBytes())), "reading the trace records");
+    m.check(m.drv->memcpyDtoH(words, e.trace, size_t(e.traceBytes())), "reading the trace records");
   });
 }
 
 const char* mkrt_last_error(const mkrt_model* model) { return model ? model->lastError.c_str() : "no model (NULL)"; }
-uint64_t mkrt_steps_run(const mkrt_model* model) { return model ? model->steps : 0; }
-double mkrt_last_step_ms(const mkrt_model* model) { return model ? model->lastMs : 0; }
+uint64_t mkrt_steps_run(const mkrt_model* model) { return model ? model->current().steps : 0; }
+double mkrt_last_step_ms(const mkrt_model* model) { return model ? model->current().lastMs : 0; }
 const char* mkrt_device_description(const mkrt_model* model) { return model ? model->device.c_str() : ""; }
 
 }  // extern "C"

@@ -27,6 +27,10 @@
  *
  * A model is not thread-safe: call it from one thread at a time. Several models may be open at
  * once (each has its own CUDA context).
+ *
+ * A program of several steps (a decode step and a prefill step) is one kernel with an entry per
+ * step, all over the same weights and state (KV cache): mkrt_select_step picks the step that the
+ * per-step functions (inputs, outputs, mkrt_step, bounds, traces, steps run, timing) address.
  */
 #ifndef MKRT_H
 #define MKRT_H
@@ -113,13 +117,28 @@ mkrt_status mkrt_random_weights(mkrt_model* model, uint64_t seed);
  * token past the embedding's rows) is refused with MKRT_ERR_ARGUMENT. */
 mkrt_status mkrt_set_input(mkrt_model* model, const char* name, mkrt_dtype dtype, int rank, const int64_t* shape,
                            const void* data, size_t bytes);
-/* Runs one step (one launch of the megakernel) on the inputs set; every input must have been set
- * once. The first step is epoch 1. After a failed step (MKRT_ERR_TIMEOUT, MKRT_ERR_KERNEL) the
- * model refuses further steps until mkrt_reset: the sync counters no longer match the epoch. */
+/* Runs one step (one launch of the megakernel's selected entry) on the inputs set; every input
+ * must have been set once. The first step is epoch 1; each step of a program of several has its
+ * own sync counters and so its own epoch (its launches since open / reset). After a failed step
+ * (MKRT_ERR_TIMEOUT, MKRT_ERR_KERNEL) the model refuses further steps, of every step, until
+ * mkrt_reset: the sync counters no longer match the epoch, and the shared state may be
+ * half-written. */
 mkrt_status mkrt_step(mkrt_model* model);
-/* Zeroes state (KV cache), activations, sync counters and the error record; the next step is
- * epoch 1 again. Weights stay. */
+/* Zeroes state (KV cache) and, for every step, its activations, sync counters and error record;
+ * each step's next launch is epoch 1 again. Weights and input values stay. */
 mkrt_status mkrt_reset(mkrt_model* model);
+
+/* The program's steps. The model starts on the program's first step (entry mk_step); the others
+ * (entries such as mk_step_prefill) share its weights and state but have their own inputs,
+ * outputs, activations, counters, epoch and trace. Inputs keep their values per step across
+ * selections. */
+size_t mkrt_num_steps(const mkrt_model* model);                    /* 1 for a program of one step */
+const char* mkrt_step_name(const mkrt_model* model, size_t index); /* "" when out of range or unnamed */
+/* Selects the step named `name` ("prefill"); MKRT_ERR_ARGUMENT naming the steps there are when the
+ * program has none of that name. */
+mkrt_status mkrt_select_step(mkrt_model* model, const char* name);
+/* The selected step's name ("" for metadata that names none). */
+const char* mkrt_selected_step(const mkrt_model* model);
 
 /* Copies a step output (after a step) as floats, in logical row-major order; n must equal its
  * element count. */
@@ -194,9 +213,9 @@ mkrt_status mkrt_read_trace(mkrt_model* model, uint64_t* words, size_t count);
 
 /* The message of the last failed call on this model ("" if none). Valid until the next call. */
 const char* mkrt_last_error(const mkrt_model* model);
-/* Steps run since open / reset (the last epoch). */
+/* The selected step's launches since open / reset (its last epoch). */
 uint64_t mkrt_steps_run(const mkrt_model* model);
-/* GPU time of the last step's launch in milliseconds (CUDA events around cuLaunchKernel). */
+/* GPU time of the selected step's last launch in milliseconds (CUDA events around cuLaunchKernel). */
 double mkrt_last_step_ms(const mkrt_model* model);
 /* "NVIDIA H200 (sm_90, 132 SMs)". */
 const char* mkrt_device_description(const mkrt_model* model);

@@ -74,6 +74,17 @@ class Model {
                          values.size() * sizeof(int32_t)));
   }
   void step() { check(mkrt_step(m_)); }
+
+  // The program's steps (mkrt_select_step): the per-step methods address the selected one.
+  size_t numSteps() const { return mkrt_num_steps(m_); }
+  std::string stepName(size_t index) const { return mkrt_step_name(m_, index); }
+  std::vector<std::string> stepNames() const {
+    std::vector<std::string> v;
+    for (size_t i = 0; i < numSteps(); ++i) v.push_back(stepName(i));
+    return v;
+  }
+  void selectStep(const std::string& name) { check(mkrt_select_step(m_, name.c_str())); }
+  std::string selectedStep() const { return mkrt_selected_step(m_); }
   void reset() { check(mkrt_reset(m_)); }
   void setTimeoutNs(uint64_t ns) { check(mkrt_set_timeout_ns(m_, ns)); }
 

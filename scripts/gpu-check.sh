@@ -17,12 +17,13 @@
 #   rows           tests/gpu/chunk_attention_decode.mk (row_sum/max/min, repeat_rows/cols, a chunk-shaped
 #                  attention): logits against the interpreter's (rel L2 <= 1e-5: exp and the summation
 #                  order differ; 4.45e-07 measured on an H200, bench/results/2026-12-03-rows-check)
-#   prefill        tests/gpu/llama_prefill.mk's chunks (16+8 and 5+16+3 tokens) on tests/data's
-#                  weights: every prompt position's logits against transformers float32 (rel L2 <= 5e-3)
-#                  and the decode kernel's (<= 1e-2), the gates of tests/e2e/prefill_test.cpp
-#                  (build-gpu/mk-prefill-check)
+#   prefill        examples/llama_tiny.mk's prefill_logits step in chunks (16+8 and 5+16+3 tokens) on
+#                  tests/data's weights: every prompt position's logits against transformers float32
+#                  (rel L2 <= 5e-3) and the decode step's (<= 1e-2), the gates of
+#                  tests/e2e/prefill_test.cpp; then its prefill step and the decode step from the
+#                  caches it left, in one model (build-gpu/mk-prefill-check)
 #   memcheck-prefill   the same under compute-sanitizer memcheck
-#   prefill-time   INFO: the Llama-3.2-1B prefill kernel (build-gpu/prefill_1b.ptx, random weights) on
+#   prefill-time   INFO: the Llama-3.2-1B prefill step (build-gpu/llama1b.ptx, random weights) on
 #                  PREFILL_TIME_TOKENS prompts (default "128 512"), PREFILL_TIME_RUNS runs each (default 5):
 #                  the prefill part of the time to first token (sum of the chunks' GPU times), median
 #   parity-STEM.CONFIG   scripts/gpu_parity.py --steps all for every config of every examples/*.mk
@@ -105,6 +106,10 @@ last_line() { grep -E "$1" "$2" | tail -1 | cut -c1-400; }
 
 TINY_TOKENS=$(tr -d ' \n' < tests/data/tiny_llama_tokens.txt)
 chmod +x "$G/mkrt-run" "$G/mk-prefill-check" 2>/dev/null
+# gpu-prepare.sh gzips the kernels for the carry.
+for z in "$G"/*.ptx.gz "$G"/shipped/*.ptx.gz; do
+  [ -f "$z" ] && gunzip -kf "$z"
+done
 
 say "# mkdsl GPU checks: bash scripts/gpu-check.sh ($(date -u +%FT%TZ), budget ${BUDGET_S} s)"
 
@@ -172,17 +177,17 @@ mma_check rows rows 1e-5
 prefill_check() {  # NAME LIMIT [compute-sanitizer TOOL]
   local name=$1 lim=$2; shift 2
   want "$name" || return 0
-  if [ ! -x "$G/mk-prefill-check" ] || [ ! -f "$G/prefill.ptx" ]; then
-    record "$name" FAIL 0 "missing $G/mk-prefill-check or prefill.ptx: run scripts/gpu-prepare.sh"
+  if [ ! -x "$G/mk-prefill-check" ] || [ ! -f "$G/tiny.ptx" ]; then
+    record "$name" FAIL 0 "missing $G/mk-prefill-check or tiny.ptx: run scripts/gpu-prepare.sh"
     return
   fi
   local pre=()
   [ $# -gt 0 ] && pre=(compute-sanitizer --tool "$2" --error-exitcode 3 --print-limit 50)
-  run "$name" "$(cap "$lim")" "${pre[@]}" "$G/mk-prefill-check" --prefill "$G/prefill.ptx" --decode "$G/tiny.ptx" \
+  run "$name" "$(cap "$lim")" "${pre[@]}" "$G/mk-prefill-check" --kernel "$G/tiny.ptx" \
     --weights tests/data/tiny_llama.safetensors --tokens tests/data/tiny_llama_tokens.txt \
     --golden-f32 tests/data/tiny_llama_logits_f32.npy ${pre:+--timeout-ms 120000}
   local log=$W/logs/$name.log D S
-  D=$(grep -E '^chunks ' "$log" | tr '\n' ';' | cut -c1-400)
+  D=$(grep -E '^chunks |^prefill of' "$log" | tr '\n' ';' | cut -c1-500)
   S=$(grep -E 'ERROR SUMMARY' "$log" | sed 's/^=* *//' | head -1)
   if [ $RC -eq 0 ]; then
     record "$name" PASS "$ELAPSED" "${S:+$S; }$D"
@@ -195,7 +200,7 @@ prefill_check memcheck-prefill 300 compute-sanitizer memcheck
 if want prefill-time; then
   for n in ${PREFILL_TIME_TOKENS:-128 512}; do
     if [ "$(left)" -lt 30 ]; then record "prefill-time-$n" INFO 0 "not run: the time budget is spent"; continue; fi
-    run "prefill-time-$n" "$(cap 240)" "$G/mk-prefill-check" --prefill "$G/prefill_1b.ptx" --random-weights 7 \
+    run "prefill-time-$n" "$(cap 240)" "$G/mk-prefill-check" --kernel "$G/llama1b.ptx" --random-weights 7 \
       --time-tokens "$n" --runs "${PREFILL_TIME_RUNS:-5}"
     record "prefill-time-$n" INFO "$ELAPSED" "exit $RC: $(last_line '^prefill of|error' "$W/logs/prefill-time-$n.log")"
   done

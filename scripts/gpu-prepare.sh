@@ -23,12 +23,13 @@
 #                                  the matrix instruction)
 #   rows.ptx, rows.meta.json, rows_cpu.npy  the same for tests/gpu/chunk_attention_decode.mk (row_sum,
 #                                  row_max, row_min, repeat_rows, repeat_cols in a chunk-shaped attention)
-#   prefill.ptx, prefill.meta.json tests/gpu/llama_prefill.mk (std.llama's prefill forms), its
-#   prefill_1b.ptx, .meta.json     Llama-3.2-1B config (gpu-check.sh's prefill-time), and
-#   mk-prefill-check               its check against tests/data's goldens and the decode kernel
-#                                  (tests/gpu/prefill_check.cpp, stripped like mkrt-run)
+#   mk-prefill-check               the prefill steps of tiny.ptx against tests/data's goldens and its
+#                                  decode step, and the 1B's timing (tests/gpu/prefill_check.cpp,
+#                                  stripped like mkrt-run)
 #   mma_proj_CONFIG_TILE.ptx, .meta.json  bench/mma/proj.mk per config and tile (scripts/bench_mma.py)
 #   PREPARED.txt                   git revision, tool versions, sha256 of every file
+# Every .ptx travels gzipped (X.ptx.gz: a kernel with prefill entries is tens of MB of text);
+# gpu-check.sh unpacks them first.
 #
 #   bash scripts/gpu-prepare.sh            # then: device run `bash scripts/gpu-check.sh`, carry build-gpu
 #
@@ -125,8 +126,6 @@ done
 echo "$MKDSL run tests/gpu/mma_tensor_decode.mk --device cpu --random-weights 7 --tokens $MMA_TOKENS --max-new 0 --dump-logits $G/mma_tc_cpu.npy"
 "$MKDSL" run tests/gpu/mma_tensor_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \
   --dump-logits "$G/mma_tc_cpu.npy"
-build prefill tests/gpu/llama_prefill.mk
-build prefill_1b tests/gpu/llama_prefill.mk --config llama_3_2_1b
 build rows tests/gpu/chunk_attention_decode.mk
 echo "$MKDSL run tests/gpu/chunk_attention_decode.mk --device cpu --random-weights 7 --tokens $MMA_TOKENS --max-new 0 --dump-logits $G/rows_cpu.npy"
 "$MKDSL" run tests/gpu/chunk_attention_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \
@@ -160,6 +159,9 @@ if [ -x "$PTXAS" ]; then
 else
   echo "no ptxas here; skipping the PTX check"
 fi
+
+step "gzip the kernels"
+gzip -6 "$G"/*.ptx "$G"/shipped/*.ptx
 
 step "$G/PREPARED.txt"
 {

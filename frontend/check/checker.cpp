@@ -51,12 +51,12 @@ void Checker::runChecks(FileId rootFile) {
         case DeclKind::Fn: checkFn(as<FnDecl>(decl), m, nullptr); break;
         case DeclKind::Step:
           if (!m->isRoot) break;
-          if (program_.step) {
-            diags_->emit(decl->name.range, MultipleSteps, decl->name.name).note(program_.step->name.range, PreviousDefinition);
+          // A second step of a name is reported as any name defined twice; it is no entry.
+          if (std::any_of(program_.steps.begin(), program_.steps.end(),
+                          [&](const StepDecl* s) { return s->name.name == decl->name.name; }))
             break;
-          }
-          program_.step = as<StepDecl>(decl);
-          checkStep(program_.step, m);
+          program_.steps.push_back(as<StepDecl>(decl));
+          checkStep(program_.steps.back(), m);
           break;
         case DeclKind::Import:
         case DeclKind::Config: break;

@@ -8,6 +8,7 @@
 // has the Error type, which silences everything built on it.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -121,7 +122,7 @@ enum class Mode {
   // A generic op or fn re-checked at concrete generic values (from a call), so rules that need
   // numbers can be decided; its diagnostics are reported with a note naming the call.
   Instantiate,
-  // elaborateStep's walk of the step with every value concrete: fns inlined, loops unrolled, the
+  // elaborateSteps' walk of the step with every value concrete: fns inlined, loops unrolled, the
   // branch of each `if` that its condition selects, each op call handed to the GraphSink.
   Elaborate,
   // During elaboration, an op's body re-checked at one set of generic values, every type recorded
@@ -134,8 +135,8 @@ class Checker {
   Checker(SourceManager& sources, DiagnosticEngine& diags, const CheckOptions& options, Program& program);
 
   void run(FileId rootFile);
-  // Graph mode (see elaborateStep): the walk of the step with every value concrete.
-  void elaborate(GraphSink& sink);
+  // Graph mode (see elaborateSteps): the walk of the step with every value concrete.
+  void elaborate(const StepDecl& step, GraphSink& sink);
 
  private:
   struct GlobalSym {

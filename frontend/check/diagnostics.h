@@ -140,7 +140,6 @@ MK_DIAGNOSTIC(ClusterTasks, Error, "cluster size {0} does not divide the {1} tas
 MK_DIAGNOSTIC(SyncScope, Error, "unknown sync scope '{0}'; write `sync grid;`", std::string);
 // ---- Fns and the step ----------------------------------------------------------------------------
 MK_DIAGNOSTIC(NoStep, Error, "the program has no `step`; a build needs one to know what the megakernel computes");
-MK_DIAGNOSTIC(MultipleSteps, Error, "a program has exactly one step; '{0}' is a second one", std::string);
 MK_DIAGNOSTIC(StepParam, Error, "step input '{0}' must be i32 or a tensor of i32 or f32, found {1}", std::string, std::string);
 MK_DIAGNOSTIC(StepInout, Error, "step inputs cannot be inout; persistent data is declared as state");
 MK_DIAGNOSTIC(StepResultName, Error, "step result {0} needs a name: `-> (name: type, ...)`", unsigned);

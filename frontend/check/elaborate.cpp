@@ -1,4 +1,4 @@
-// Graph mode (elaborateStep): the step walked with every value concrete, fns inlined, each op call
+// Graph mode (elaborateSteps): the step walked with every value concrete, fns inlined, each op call
 // handed to the GraphSink with its instance.
 #include "frontend/check/context.h"
 
@@ -50,15 +50,16 @@ Ty Checker::inlineFn(const FnDecl* fn, Module* m, const std::map<std::string, Ty
   return ctx.returned;
 }
 
-void Checker::elaborate(GraphSink& sink) {
-  if (!program_.step) return;
-  // The walk starts afresh: nothing pending from the check, and the whole unroll budget.
+void Checker::elaborate(const StepDecl& step, GraphSink& sink) {
+  // The walk starts afresh: nothing pending from the check or an earlier step, no tensor of
+  // another sink's, and the whole unroll budget.
   pendingSync_ = false;
   pendingAfter_.clear();
+  storageIds_.clear();
   unrollBudget_ = kUnrollBudget;
   sink_ = &sink;
   mode_ = Mode::Elaborate;
-  checkStep(program_.step, program_.root());
+  checkStep(&step, program_.root());
   mode_ = Mode::Check;
   sink_ = nullptr;
 }

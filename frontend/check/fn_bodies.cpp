@@ -83,7 +83,8 @@ void Checker::checkFnStmt(const Stmt* s, Ctx& ctx) {
           diags_->emit(l->value->range, VoidValue, callee());
         } else if (l->tuplePattern || v.kind == TyKind::Tuple) {
           size_t have = v.kind == TyKind::Tuple ? v.elems.size() : 1;
-          if (have != l->names.size() || !l->tuplePattern)
+          // A tuple of one result binds to one name with or without the parentheses.
+          if (have != l->names.size() || (!l->tuplePattern && have != 1))
             diags_->emit(s->range, TupleCount, callee(), static_cast<unsigned>(have), plural(have),
                          static_cast<unsigned>(l->names.size()), plural(l->names.size()));
           else if (v.kind != TyKind::Tuple)

@@ -15,6 +15,9 @@
 //   // FAKE fault_at EPOCH                                  at that epoch, fail cuCtxSynchronize
 //                                                           with CUDA_ERROR_ILLEGAL_ADDRESS
 //   // FAKE trace_nodes N                                 trace records name nodes 0 .. N-1 in turn
+//   // FAKE entry NAME                                    the lines after it (to the next `entry`)
+//                                                           run only in launches of entry NAME;
+//                                                           those before any run in every entry's
 // An entry that declares 9 or more parameters is traced (`mkdsl build --trace`): its 9th is the
 // trace buffer, and every launch fills each of its 64-byte records i (runtime/metadata.h
 // TraceWord) with start = epoch * 1e6 + 100 i, ready = start + 10 (i mod 3), end = ready + 40,
@@ -24,7 +27,9 @@
 // A module whose text contains FAKE_REJECT fails to load with CUDA_ERROR_INVALID_PTX and a log.
 // Environment: FAKE_CUDA_NO_DEVICE=1 (cuInit fails), FAKE_CUDA_CC=80 (compute capability;
 // default 90), FAKE_CUDA_BLOCKS_PER_SM=N (occupancy; default 1), FAKE_CUDA_SMS=N (default 132).
-// fake_cuda_stats() and fake_cuda_last_params() report what happened, for the tests' checks.
+// fake_cuda_stats(), fake_cuda_last_params() and fake_cuda_last_entry() report what happened, for
+// the tests' checks.
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +49,7 @@ namespace {
 struct Module;
 struct Function {
   Module* module = nullptr;
+  std::string name;
   int maxDynamicSmem = 48 * 1024;
   int params = 0;  // as the entry declares them
 };
@@ -61,12 +67,23 @@ uint32_t lastEpoch = 0;
 uint64_t lastTimeout = 0;
 CUdeviceptr lastParams[6] = {};
 CUdeviceptr lastTrace = 0;
+std::string lastEntry;
 int lastParamCount = 0;
 int liveAllocations = 0;
 
 int envInt(const char* name, int dflt) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoi(v) : dflt;
+}
+
+// Where `.entry NAME` is in PTX text (NAME whole: not a prefix of a longer name), or npos.
+size_t entryAt(const std::string& text, const std::string& name) {
+  const std::string key = ".entry " + name;
+  for (size_t p = text.find(key); p != std::string::npos; p = text.find(key, p + 1)) {
+    const size_t end = p + key.size();
+    if (end == text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) return p;
+  }
+  return std::string::npos;
 }
 
 // Whether [p, p + n) lies inside one allocation.
@@ -89,6 +106,7 @@ uint64_t fake_cuda_allocation_bytes(uint64_t ptr) {
   auto it = allocations.find(uintptr_t(ptr));
   return it == allocations.end() ? 0 : it->second;
 }
+const char* fake_cuda_last_entry() { return lastEntry.c_str(); }
 void fake_cuda_last_params(uint64_t out[6]) {
   for (int i = 0; i < 6; ++i) out[i] = lastParams[i];
 }
@@ -203,11 +221,13 @@ CUresult cuModuleUnload(CUmodule m) {
 }
 CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
   auto* mod = reinterpret_cast<Module*>(m);
-  if (mod->text.find(std::string(".entry ") + name) == std::string::npos) return CUDA_ERROR_NOT_FOUND;
+  const size_t at = entryAt(mod->text, name);
+  if (at == std::string::npos) return CUDA_ERROR_NOT_FOUND;
   Function& fn = mod->functions[name];
   fn.module = mod;
+  fn.name = name;
   // The parameters the entry declares: the ".param"s between its parentheses.
-  const size_t open = mod->text.find('(', mod->text.find(std::string(".entry ") + name));
+  const size_t open = mod->text.find('(', at);
   const size_t close = mod->text.find(')', open);
   fn.params = 0;
   for (size_t p = mod->text.find(".param", open); p < close; p = mod->text.find(".param", p + 6)) ++fn.params;
@@ -231,6 +251,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   if (gy != 1 || gz != 1 || by != 1 || bz != 1 || extra || !params) return CUDA_ERROR_INVALID_VALUE;
   if (int(smem) > fn->maxDynamicSmem) return CUDA_ERROR_INVALID_VALUE;  // as the driver does
   ++launches;
+  lastEntry = fn->name;
   lastGrid = gx, lastBlock = bx, lastSmem = smem;
   CUdeviceptr p[6];
   for (int i = 0; i < 6; ++i) std::memcpy(&p[i], params[i], sizeof(CUdeviceptr)), lastParams[i] = p[i];
@@ -250,12 +271,20 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   };
   std::istringstream lines(fn->module->text);
   std::string line;
+  bool mine = true;  // the lines so far run in this entry's launches
   while (std::getline(lines, line)) {
     size_t k = line.find("// FAKE ");
     if (k == std::string::npos) continue;
     std::istringstream in(line.substr(k + 8));
     std::string op;
     in >> op;
+    if (op == "entry") {
+      std::string name;
+      in >> name;
+      mine = name == fn->name;
+      continue;
+    }
+    if (!mine) continue;
     if (op == "copy") {
       int sa = 0, da = 0;
       uint64_t so = 0, dof = 0, n = 0;

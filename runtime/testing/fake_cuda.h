@@ -19,6 +19,8 @@ using FakeCudaStatsFn = FakeCudaStats (*)();
 // The pointer parameters of the last launch (weights, state, activations, sync, error, inputs):
 // host addresses, so a test can inspect the "device" memory directly.
 using FakeCudaLastParamsFn = void (*)(uint64_t out[6]);
+// The entry name of the last launch ("mk_step").
+using FakeCudaLastEntryFn = const char* (*)();
 // The trace parameter of the last launch (0 when its entry declares none).
 using FakeCudaLastTraceFn = uint64_t (*)();
 // The size of the allocation that starts at `ptr`, or 0 when none does.

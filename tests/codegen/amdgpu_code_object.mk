@@ -94,6 +94,7 @@ step decode(token: i32, pos: i32) -> (x: f32[hidden]) {
 // META942-NEXT: "arch": "gfx942",
 // META90A: "target": "mi250x",
 // META90A-NEXT: "arch": "gfx90a",
+// META-NEXT: "step": "decode",
 // META-NEXT: "entry": "mk_step",
 // META942-NEXT: "grid": 304,
 // META90A-NEXT: "grid": 110,

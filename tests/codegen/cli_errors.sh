@@ -81,6 +81,10 @@ report() {
 common=(--stdlib "$stdlib" "$prog")
 
 # --- unknown targets ----------------------------------------------------------------------------
+expect_error "--step names no step of the program" "no step 'prefill'; its steps: .*\\[E0912\\]" "$tmp/step.txt" -- \
+  "$prog" --stdlib "$stdlib" --emit=graph --step prefill -o "$tmp/step.txt"
+expect_error "--step with a kernel format" "--step goes with --emit=graph, tasks or schedule" "$tmp/step.ptx" -- \
+  "$prog" --stdlib "$stdlib" --step decode -o "$tmp/step.ptx"
 expect_error "unknown --target sm_75" "sm_75.*(sm_90a|sm_80)|(sm_90a|sm_80).*sm_75" "$tmp/t75.ptx" -- \
   "${common[@]}" --emit=ptx --target sm_75 -o "$tmp/t75.ptx"
 expect_error "unknown --target=sm_75 (= form), to stdout" "sm_75" "" -- \

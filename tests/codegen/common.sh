@@ -6,8 +6,7 @@
 configs_of() { sed -nE 's/^config[[:space:]]+([A-Za-z_][A-Za-z0-9_]*).*/\1/p' "$1"; }
 
 # The default programs, one a line: every examples/*.mk with each of its configs (FILE:CONFIG),
-# then every tests/codegen/ops/*.mk (its first config), then the prefill program
-# (tests/gpu/llama_prefill.mk: std.llama's prefill forms).
+# then every tests/codegen/ops/*.mk (its first config).
 default_programs() {
   local here root f c
   here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -16,7 +15,6 @@ default_programs() {
     for c in $(configs_of "$f"); do echo "$f:$c"; done
   done
   for f in "$here"/ops/*.mk; do echo "$f"; done
-  echo "$root/tests/gpu/llama_prefill.mk"
 }
 
 # fail WHAT LINES...: counts a failure (the caller's `failed` and `failures`) and prints it with

@@ -92,6 +92,7 @@ step decode(token: i32, pos: i32) -> (y: bf16[hidden]) {
 
 // A100: "target": "a100",
 // A100-NEXT: "arch": "sm_80",
+// A100-NEXT: "step": "decode",
 // A100-NEXT: "entry": "mk_step",
 // A100-NEXT: "grid": 108,
 

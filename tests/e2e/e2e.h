@@ -50,11 +50,12 @@ inline std::string messagesOf(const DiagnosticEngine& diags) {
   return s;
 }
 
-// buildGraph -> schedule -> verify of `path` for the h200 target (optionally with another SM
-// count), under `config` (empty: the file's first) with `overrides` (as `--set NAME=VALUE`).
+// buildGraphs -> schedule -> verify of step `step` of `path` (empty: its first) for the h200
+// target (optionally with another SM count), under `config` (empty: the file's first) with
+// `overrides` (as `--set NAME=VALUE`).
 inline ir::Megakernel buildKernel(const std::string& path, const std::string& config = "",
                                   const std::vector<std::pair<std::string, std::string>>& overrides = {},
-                                  int sms = 0) {
+                                  int sms = 0, const std::string& step = "") {
   SourceManager sm;
   DiagnosticEngine diags(sm);
   auto file = sm.load(path);
@@ -63,9 +64,11 @@ inline ir::Megakernel buildKernel(const std::string& path, const std::string& co
   options.stdlibDir = kStdlib;
   if (!config.empty()) options.configName = config;
   options.overrides = overrides;
-  auto graph = lowering::buildGraph(sm, diags, *file, options);
+  auto graphs = lowering::buildGraphs(sm, diags, *file, options);
   INFO(renderAll(sm, diags));
-  REQUIRE(graph.has_value());
+  REQUIRE(graphs.has_value());
+  auto graph = std::find_if(graphs->begin(), graphs->end(), [&](const ir::Graph& g) { return step.empty() || g.step == step; });
+  REQUIRE_MESSAGE(graph != graphs->end(), "no step '" << step << "'");
   auto target = ir::findTarget("h200");
   REQUIRE(target.has_value());
   if (sms > 0) target->sms = sms;

@@ -1,7 +1,7 @@
-// Prefill on the CPU: tests/gpu/llama_prefill.mk (std.llama's prefill forms, a chunk of T
-// prompt tokens per step) on the interpreter, position by position against the decode step of
-// examples/llama_tiny.mk, against transformers' float32 goldens (tests/data), and with its KV cache
-// handed to decode.
+// Prefill on the CPU: the prefill_logits step of examples/llama_tiny.mk (std.llama's prefill
+// forms, a chunk of T prompt tokens per step; `prefill` without every row's logits) on the
+// interpreter, position by position against the program's decode step, against transformers'
+// float32 goldens (tests/data), and with its KV cache handed to decode.
 //
 // The prefill's products run on bf16 operands: it rounds the normalised rows (the inputs of the
 // q/k/v, gate/up and head products) and the attention probabilities to bf16, where decode keeps
@@ -35,11 +35,15 @@ namespace {
 const std::string kData = kRoot + "/tests/data";
 
 const ir::Megakernel& decodeKernel() {
-  static const ir::Megakernel mk = buildKernel(kRoot + "/examples/llama_tiny.mk");
+  static const ir::Megakernel mk = buildKernel(kRoot + "/examples/llama_tiny.mk", "", {}, 0, "decode");
   return mk;
 }
 const ir::Megakernel& prefillKernel() {
-  static const ir::Megakernel mk = buildKernel(kRoot + "/tests/gpu/llama_prefill.mk");
+  static const ir::Megakernel mk = buildKernel(kRoot + "/examples/llama_tiny.mk", "", {}, 0, "prefill_logits");
+  return mk;
+}
+const ir::Megakernel& prefillOnlyKernel() {
+  static const ir::Megakernel mk = buildKernel(kRoot + "/examples/llama_tiny.mk", "", {}, 0, "prefill");
   return mk;
 }
 
@@ -96,9 +100,11 @@ ChunkResult prefill(interp::Interpreter& in, const PrefillIo& io, const std::vec
   in.step(scalars, seed);
   const ir::Megakernel& mk = in.megakernel();
   ChunkResult r;
-  const std::vector<float> all = in.tensor(outputNamed(mk, "row_logits"));
+  const bool everyRow = std::any_of(mk.graph.outputs.begin(), mk.graph.outputs.end(),
+                                    [](const auto& o) { return o.first == "row_logits"; });
+  const std::vector<float> all = everyRow ? in.tensor(outputNamed(mk, "row_logits")) : std::vector<float>();
   const size_t V = all.size() / size_t(io.chunk);
-  for (size_t i = 0; i < tokens.size(); ++i) r.rows.emplace_back(all.begin() + i * V, all.begin() + (i + 1) * V);
+  for (size_t i = 0; i < tokens.size() && everyRow; ++i) r.rows.emplace_back(all.begin() + i * V, all.begin() + (i + 1) * V);
   r.logits = in.tensor(outputNamed(mk, "logits"));
   r.next = in.tensorInts(outputNamed(mk, "next")).at(0);
   return r;
@@ -219,4 +225,31 @@ TEST_CASE("prefill: a chunk starting mid-block after decode steps, and interleav
       CHECK(r.rows == first);
     }
   }
+}
+
+TEST_CASE("prefill: the prefill step is prefill_logits without the rows' logits, bit for bit") {
+  // The two steps of one program share the layers (a fn) and the last row's head: the same tasks
+  // on the same values, so the same bits, and the same caches for decode to continue from.
+  const std::vector<int> tokens = goldenTokens();
+  const auto weights = runtime::SafetensorsSet::open(kData + "/tiny_llama.safetensors");
+  interp::Interpreter all(prefillKernel()), last(prefillOnlyKernel());
+  all.loadWeights(weights);
+  last.loadWeights(weights);
+  last.setCheckAccesses(true);
+  const PrefillIo aio = prefillIo(prefillKernel()), lio = prefillIo(prefillOnlyKernel());
+  for (int p0 = 0; p0 < 24; p0 += aio.chunk) {
+    const int n = std::min(aio.chunk, 24 - p0);
+    const std::vector<int> chunk(tokens.begin() + p0, tokens.begin() + p0 + n);
+    const ChunkResult a = prefill(all, aio, chunk, p0, 3);
+    const ChunkResult l = prefill(last, lio, chunk, p0, 3);
+    CAPTURE(p0);
+    CHECK(l.rows.empty());
+    CHECK(l.logits == a.logits);
+    CHECK(l.next == a.next);
+  }
+  for (const auto& t : prefillKernel().graph.tensors)
+    if (t.kind == ir::Tensor::State) {
+      CAPTURE(t.name);
+      CHECK(last.tensor(tensorNamed(prefillOnlyKernel(), t.name)) == all.tensor(t.id));
+    }
 }

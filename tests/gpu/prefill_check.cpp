@@ -1,21 +1,23 @@
 // mk-prefill-check: the GPU counterpart of tests/e2e/prefill_test.cpp (scripts/gpu-check.sh
-// `prefill`). It runs the prefill kernel (tests/gpu/llama_prefill.mk) and the decode kernel
-// (examples/llama_tiny.mk) on tests/data's weights and tokens, and checks every prompt position's
-// logits from the prefill's chunks against transformers float32 (tests/data's golden) and against
-// the decode kernel's logits at that position, with the CPU test's gates. Each chunking of the
-// prompt (`--chunks 16,8` and `--chunks 5,16,3`: a chunk starting mid-block) starts from a reset.
+// `prefill`). It runs the steps of one kernel (examples/llama_tiny.mk: decode, prefill and
+// prefill_logits over the same weights and caches) on tests/data's weights and tokens, and checks
+// every prompt position's logits from prefill_logits' chunks against transformers float32
+// (tests/data's golden) and against the decode step's logits at that position, with the CPU
+// test's gates. Each chunking of the prompt (`--chunks 16,8` and `--chunks 5,16,3`: a chunk
+// starting mid-block) starts from a reset. Then the decode step continues, in the same model,
+// from the caches a `prefill` of the first chunk of the first chunking left, within the same gates.
 //
-//   mk-prefill-check --prefill P.ptx --decode D.ptx --weights W.safetensors --tokens T.txt
-//                    --golden-f32 G.npy [--chunks 16,8 --chunks 5,16,3] [--timeout-ms N]
+//   mk-prefill-check --kernel K.ptx --weights W.safetensors --tokens T.txt --golden-f32 G.npy
+//                    [--chunks 16,8 --chunks 5,16,3] [--timeout-ms N]
 //
 // --timeout-ms: how long one wait in the kernels may spin (the runtime's default otherwise; long
 // under compute-sanitizer).
 // Prints one line per chunking and the worst errors; exit 0 when every gate holds, 1 otherwise.
 //
-//   mk-prefill-check --prefill P.ptx --random-weights SEED --time-tokens N [--runs R] [--trace F.json]
+//   mk-prefill-check --kernel K.ptx --random-weights SEED --time-tokens N [--runs R] [--trace F.json]
 //
-// times instead (no check): a prompt of N tokens (deterministic ids below 256) through the prefill
-// kernel in chunks of its T on random weights, R times from a reset; prints each chunk's GPU time
+// times instead (no check): a prompt of N tokens (deterministic ids below 256) through the kernel's
+// `prefill` step in chunks of its T on random weights, R times from a reset; prints each chunk's GPU time
 // (the runtime's CUDA events around each launch) and the median, min and max over the runs of
 // their sum, the prefill part of the time to first token. With --trace (a kernel built with
 // `mkdsl build --trace`) the first run's first chunk is written as a Chrome trace and its summary
@@ -65,6 +67,7 @@ int timePrefill(const std::string& ptx, const std::string& meta, uint64_t seed, 
   mkrt::Model prefill(ptx, meta);
   if (timeoutMs) prefill.setTimeoutNs(timeoutMs * 1000000);
   prefill.randomWeights(seed);
+  prefill.selectStep("prefill");
   const int64_t T = chunkRows(prefill, ptx);
   std::optional<mk::runtime::TraceCapture> trace;
   if (!tracePath.empty()) trace.emplace(prefill, 1, (tokens + T - 1) / T);
@@ -101,7 +104,7 @@ int timePrefill(const std::string& ptx, const std::string& meta, uint64_t seed, 
 }
 
 int run(int argc, char** argv) {
-  std::string prefillPtx, decodePtx, weights, tokensFile, goldenFile;
+  std::string kernel, weights, tokensFile, goldenFile;
   std::vector<std::vector<int>> chunkings;
   uint64_t timeoutMs = 0, seed = 0;
   std::string tracePath;
@@ -112,8 +115,7 @@ int run(int argc, char** argv) {
       if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--prefill") prefillPtx = value();
-    else if (a == "--decode") decodePtx = value();
+    if (a == "--kernel") kernel = value();
     else if (a == "--weights") weights = value();
     else if (a == "--tokens") tokensFile = value();
     else if (a == "--golden-f32") goldenFile = value();
@@ -126,9 +128,10 @@ int run(int argc, char** argv) {
     else throw std::runtime_error("unknown argument '" + a + "'");
   }
   auto meta = [](const std::string& ptx) { return ptx.substr(0, ptx.rfind('.')) + ".meta.json"; };
-  if (timeTokens > 0) return timePrefill(prefillPtx, meta(prefillPtx), seed, timeTokens, std::max(runs, 1), timeoutMs, tracePath);
-  if (prefillPtx.empty() || decodePtx.empty() || weights.empty() || tokensFile.empty() || goldenFile.empty())
-    throw std::runtime_error("--prefill, --decode, --weights, --tokens and --golden-f32 are required");
+  if (kernel.empty()) throw std::runtime_error("--kernel is required");
+  if (timeTokens > 0) return timePrefill(kernel, meta(kernel), seed, timeTokens, std::max(runs, 1), timeoutMs, tracePath);
+  if (weights.empty() || tokensFile.empty() || goldenFile.empty())
+    throw std::runtime_error("--weights, --tokens and --golden-f32 are required");
   if (chunkings.empty()) chunkings = {{16, 8}, {5, 16, 3}};
 
   std::ifstream tf(tokensFile);
@@ -140,11 +143,13 @@ int run(int argc, char** argv) {
     throw std::runtime_error(goldenFile + ": expected [" + std::to_string(N) + ", vocab] logits");
   const size_t V = size_t(gold.shape[1]);
 
-  mkrt::Model decoder(decodePtx, meta(decodePtx));
-  if (timeoutMs) decoder.setTimeoutNs(timeoutMs * 1000000);
-  decoder.loadWeights(weights);
+  // One model: its steps share the weights (loaded once) and the caches.
+  mkrt::Model model(kernel, meta(kernel));
+  if (timeoutMs) model.setTimeoutNs(timeoutMs * 1000000);
+  model.loadWeights(weights);
   // Teacher-forced through the runtime's decode loop, every step's logits kept.
-  mk::runtime::MkrtStepper stepper(decoder);
+  model.selectStep("decode");
+  mk::runtime::MkrtStepper stepper(model);
   mk::runtime::DecodeOptions options;
   options.maxNew = 0;
   options.keepLogits = true;
@@ -152,10 +157,16 @@ int run(int argc, char** argv) {
       mk::runtime::decode(stepper, std::vector<int64_t>(tokens.begin(), tokens.end()), options).logits;
   if (decoded.size() != N * V) throw std::runtime_error("the decode kernel's logits are not of the golden's vocab");
 
-  mkrt::Model prefill(prefillPtx, meta(prefillPtx));
-  if (timeoutMs) prefill.setTimeoutNs(timeoutMs * 1000000);
-  prefill.loadWeights(weights);
-  const int64_t T = chunkRows(prefill, prefillPtx);
+  mkrt::Model& prefill = model;
+  prefill.selectStep("prefill_logits");
+  const int64_t T = chunkRows(prefill, kernel);
+  auto chunkInputs = [&](size_t p0, int n) {
+    std::vector<int32_t> padded(size_t(T), 0);
+    std::copy(tokens.begin() + long(p0), tokens.begin() + long(p0) + n, padded.begin());
+    prefill.setInput("tokens", padded, {T});
+    prefill.setInput("pos0", int32_t(p0));
+    prefill.setInput("last", int32_t(n - 1));
+  };
 
   bool ok = true;
   double worstDecodeGpu = 0;
@@ -169,11 +180,7 @@ int run(int argc, char** argv) {
     bool nextOk = true;
     for (int n : chunks) {
       if (n <= 0 || n > T || p0 + size_t(n) > N) throw std::runtime_error("a chunking must cover the prompt in chunks of 1 .. T");
-      std::vector<int32_t> padded(size_t(T), 0);
-      std::copy(tokens.begin() + long(p0), tokens.begin() + long(p0) + n, padded.begin());
-      prefill.setInput("tokens", padded, {T});
-      prefill.setInput("pos0", int32_t(p0));
-      prefill.setInput("last", int32_t(n - 1));
+      chunkInputs(p0, n);
       prefill.step();
       const std::vector<float> all = prefill.output("row_logits");
       rows.insert(rows.end(), all.begin(), all.begin() + long(size_t(n) * V));
@@ -202,6 +209,31 @@ int run(int argc, char** argv) {
     ok = ok && nextOk && agree == N;
     std::printf("chunks %s: prefill vs decode worst %.3e, vs HF f32 worst %.3e, argmax equal %zu/%zu, next %s\n",
                 label.c_str(), worstDecode, worstHf, agree, N, nextOk ? "ok" : "WRONG");
+  }
+
+  // The production pair: `prefill` of the first chunk, then the decode step from its caches.
+  {
+    const int n = chunkings.front().front();
+    prefill.reset();
+    prefill.selectStep("prefill");
+    chunkInputs(0, n);
+    prefill.step();
+    const std::vector<float> last = prefill.output("logits");
+    double worst = mkref::rel_l2(last, rowOf(decoded, size_t(n - 1), V));
+    double worstHf = mkref::rel_l2(last, rowOf(gold.data, size_t(n - 1), V));
+    model.selectStep("decode");
+    for (size_t p = size_t(n); p < N; ++p) {
+      model.setInput("token", int32_t(tokens[p]));
+      model.setInput("pos", int32_t(p));
+      model.step();
+      const std::vector<float> mine = model.output("logits");
+      worst = std::max(worst, mkref::rel_l2(mine, rowOf(decoded, p, V)));
+      worstHf = std::max(worstHf, mkref::rel_l2(mine, rowOf(gold.data, p, V)));
+    }
+    const bool pairOk = worst <= kVsDecode && worstHf <= kVsHfF32;
+    ok = ok && pairOk;
+    std::printf("prefill of %d tokens, then decode of %zu from its caches: worst %.3e vs decode-only, %.3e vs HF f32%s\n",
+                n, N - size_t(n), worst, worstHf, pairOk ? "" : " (over the gate)");
   }
   std::printf("decode kernel vs HF f32 worst %.3e over %zu positions\n", worstDecodeGpu, N);
   std::printf("%s\n", ok ? "PASS" : "FAIL");

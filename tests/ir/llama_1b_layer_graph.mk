@@ -5,25 +5,25 @@
 // CHECK:
 // CHECK: tensors  // 24
 // CHECK:   %t0 embed_tokens: weight bf16[128256, 2048] row_major <- "model.embed_tokens.weight"
-// CHECK:   %t1 y.0: activation f32[2048] row_major
-// CHECK:   %t2 layer[0].input_norm: weight bf16[2048] row_major <- "model.layers.0.input_layernorm.weight"
-// CHECK:   %t3 layer[0].qkv: weight bf16[3072, 2048] tiled(16, 1024) <- "model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight", "model.layers.0.self_attn.v_proj.weight"
-// CHECK:   %t4 layer[0].k_cache: state bf16[8, 4096, 64] row_major
-// CHECK:   %t5 layer[0].v_cache: state bf16[8, 4096, 64] row_major
-// CHECK:   %t6 layer[0].o_proj: weight bf16[2048, 2048] tiled(16, 1024) <- "model.layers.0.self_attn.o_proj.weight"
-// CHECK:   %t7 layer[0].post_norm: weight bf16[2048] row_major <- "model.layers.0.post_attention_layernorm.weight"
-// CHECK:   %t8 layer[0].gate_up: weight bf16[16384, 2048] tiled(64, 256) <- "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight"
-// CHECK:   %t9 layer[0].down: weight bf16[2048, 8192] tiled(16, 1024) <- "model.layers.0.mlp.down_proj.weight"
-// CHECK:   %t10 q.1: activation bf16[2048] row_major
-// CHECK:   %t11 pm.2: activation f32[4, 32] row_major
-// CHECK:   %t12 pl.2: activation f32[4, 32] row_major
-// CHECK:   %t13 pacc.2: activation f32[4, 2048] row_major
-// CHECK:   %t14 o.3: activation bf16[2048] row_major
-// CHECK:   %t15 y.4: activation f32[2048] row_major
-// CHECK:   %t16 y.5: activation bf16[8192] row_major
-// CHECK:   %t17 y.6: activation f32[2048] row_major
-// CHECK:   %t18 final_norm: weight bf16[2048] row_major <- "model.norm.weight"
-// CHECK:   %t19 lm_head: weight bf16[128256, 2048] tiled(128, 128) <- "lm_head.weight"
+// CHECK:   %t1 layer[0].input_norm: weight bf16[2048] row_major <- "model.layers.0.input_layernorm.weight"
+// CHECK:   %t2 layer[0].qkv: weight bf16[3072, 2048] tiled(16, 1024) <- "model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight", "model.layers.0.self_attn.v_proj.weight"
+// CHECK:   %t3 layer[0].k_cache: state bf16[8, 4096, 64] row_major
+// CHECK:   %t4 layer[0].v_cache: state bf16[8, 4096, 64] row_major
+// CHECK:   %t5 layer[0].o_proj: weight bf16[2048, 2048] tiled(16, 1024) <- "model.layers.0.self_attn.o_proj.weight"
+// CHECK:   %t6 layer[0].post_norm: weight bf16[2048] row_major <- "model.layers.0.post_attention_layernorm.weight"
+// CHECK:   %t7 layer[0].gate_up: weight bf16[16384, 2048] tiled(64, 256) <- "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight"
+// CHECK:   %t8 layer[0].down: weight bf16[2048, 8192] tiled(16, 1024) <- "model.layers.0.mlp.down_proj.weight"
+// CHECK:   %t9 final_norm: weight bf16[2048] row_major <- "model.norm.weight"
+// CHECK:   %t10 lm_head: weight bf16[128256, 2048] tiled(128, 128) <- "lm_head.weight"
+// CHECK:   %t11 y.0: activation f32[2048] row_major
+// CHECK:   %t12 q.1: activation bf16[2048] row_major
+// CHECK:   %t13 pm.2: activation f32[4, 32] row_major
+// CHECK:   %t14 pl.2: activation f32[4, 32] row_major
+// CHECK:   %t15 pacc.2: activation f32[4, 2048] row_major
+// CHECK:   %t16 o.3: activation bf16[2048] row_major
+// CHECK:   %t17 y.4: activation f32[2048] row_major
+// CHECK:   %t18 y.5: activation bf16[8192] row_major
+// CHECK:   %t19 y.6: activation f32[2048] row_major
 // CHECK:   %t20 logits.7: activation f32[128256] row_major
 // CHECK:   %t21 part_max.7: activation f32[1002] row_major
 // CHECK:   %t22 part_idx.7: activation i32[1002] row_major

@@ -5,41 +5,41 @@
 // CHECK:
 // CHECK: tensors  // 40
 // CHECK:   %t0 embed_tokens: weight bf16[256, 64] row_major <- "model.embed_tokens.weight"
-// CHECK:   %t1 y.0: activation f32[64] row_major
-// CHECK:   %t2 layer[0].input_norm: weight bf16[64] row_major <- "model.layers.0.input_layernorm.weight"
-// CHECK:   %t3 layer[0].qkv: weight bf16[128, 64] tiled(8, 64) <- "model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight", "model.layers.0.self_attn.v_proj.weight"
-// CHECK:   %t4 layer[0].k_cache: state bf16[2, 64, 16] row_major
-// CHECK:   %t5 layer[0].v_cache: state bf16[2, 64, 16] row_major
-// CHECK:   %t6 layer[0].o_proj: weight bf16[64, 64] tiled(8, 64) <- "model.layers.0.self_attn.o_proj.weight"
-// CHECK:   %t7 layer[0].post_norm: weight bf16[64] row_major <- "model.layers.0.post_attention_layernorm.weight"
-// CHECK:   %t8 layer[0].gate_up: weight bf16[256, 64] tiled(8, 64) <- "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight"
-// CHECK:   %t9 layer[0].down: weight bf16[64, 128] tiled(8, 64) <- "model.layers.0.mlp.down_proj.weight"
-// CHECK:   %t10 q.1: activation bf16[64] row_major
-// CHECK:   %t11 pm.2: activation f32[2, 4] row_major
-// CHECK:   %t12 pl.2: activation f32[2, 4] row_major
-// CHECK:   %t13 pacc.2: activation f32[2, 64] row_major
-// CHECK:   %t14 o.3: activation bf16[64] row_major
-// CHECK:   %t15 y.4: activation f32[64] row_major
-// CHECK:   %t16 y.5: activation bf16[128] row_major
-// CHECK:   %t17 y.6: activation f32[64] row_major
-// CHECK:   %t18 layer[1].input_norm: weight bf16[64] row_major <- "model.layers.1.input_layernorm.weight"
-// CHECK:   %t19 layer[1].qkv: weight bf16[128, 64] tiled(8, 64) <- "model.layers.1.self_attn.q_proj.weight", "model.layers.1.self_attn.k_proj.weight", "model.layers.1.self_attn.v_proj.weight"
-// CHECK:   %t20 layer[1].k_cache: state bf16[2, 64, 16] row_major
-// CHECK:   %t21 layer[1].v_cache: state bf16[2, 64, 16] row_major
-// CHECK:   %t22 layer[1].o_proj: weight bf16[64, 64] tiled(8, 64) <- "model.layers.1.self_attn.o_proj.weight"
-// CHECK:   %t23 layer[1].post_norm: weight bf16[64] row_major <- "model.layers.1.post_attention_layernorm.weight"
-// CHECK:   %t24 layer[1].gate_up: weight bf16[256, 64] tiled(8, 64) <- "model.layers.1.mlp.gate_proj.weight", "model.layers.1.mlp.up_proj.weight"
-// CHECK:   %t25 layer[1].down: weight bf16[64, 128] tiled(8, 64) <- "model.layers.1.mlp.down_proj.weight"
-// CHECK:   %t26 q.7: activation bf16[64] row_major
-// CHECK:   %t27 pm.8: activation f32[2, 4] row_major
-// CHECK:   %t28 pl.8: activation f32[2, 4] row_major
-// CHECK:   %t29 pacc.8: activation f32[2, 64] row_major
-// CHECK:   %t30 o.9: activation bf16[64] row_major
-// CHECK:   %t31 y.10: activation f32[64] row_major
-// CHECK:   %t32 y.11: activation bf16[128] row_major
-// CHECK:   %t33 y.12: activation f32[64] row_major
-// CHECK:   %t34 final_norm: weight bf16[64] row_major <- "model.norm.weight"
-// CHECK:   %t35 lm_head: weight bf16[256, 64] tiled(8, 64) <- "lm_head.weight"
+// CHECK:   %t1 layer[0].input_norm: weight bf16[64] row_major <- "model.layers.0.input_layernorm.weight"
+// CHECK:   %t2 layer[0].qkv: weight bf16[128, 64] tiled(8, 64) <- "model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight", "model.layers.0.self_attn.v_proj.weight"
+// CHECK:   %t3 layer[0].k_cache: state bf16[2, 64, 16] row_major
+// CHECK:   %t4 layer[0].v_cache: state bf16[2, 64, 16] row_major
+// CHECK:   %t5 layer[0].o_proj: weight bf16[64, 64] tiled(8, 64) <- "model.layers.0.self_attn.o_proj.weight"
+// CHECK:   %t6 layer[0].post_norm: weight bf16[64] row_major <- "model.layers.0.post_attention_layernorm.weight"
+// CHECK:   %t7 layer[0].gate_up: weight bf16[256, 64] tiled(8, 64) <- "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight"
+// CHECK:   %t8 layer[0].down: weight bf16[64, 128] tiled(8, 64) <- "model.layers.0.mlp.down_proj.weight"
+// CHECK:   %t9 layer[1].input_norm: weight bf16[64] row_major <- "model.layers.1.input_layernorm.weight"
+// CHECK:   %t10 layer[1].qkv: weight bf16[128, 64] tiled(8, 64) <- "model.layers.1.self_attn.q_proj.weight", "model.layers.1.self_attn.k_proj.weight", "model.layers.1.self_attn.v_proj.weight"
+// CHECK:   %t11 layer[1].k_cache: state bf16[2, 64, 16] row_major
+// CHECK:   %t12 layer[1].v_cache: state bf16[2, 64, 16] row_major
+// CHECK:   %t13 layer[1].o_proj: weight bf16[64, 64] tiled(8, 64) <- "model.layers.1.self_attn.o_proj.weight"
+// CHECK:   %t14 layer[1].post_norm: weight bf16[64] row_major <- "model.layers.1.post_attention_layernorm.weight"
+// CHECK:   %t15 layer[1].gate_up: weight bf16[256, 64] tiled(8, 64) <- "model.layers.1.mlp.gate_proj.weight", "model.layers.1.mlp.up_proj.weight"
+// CHECK:   %t16 layer[1].down: weight bf16[64, 128] tiled(8, 64) <- "model.layers.1.mlp.down_proj.weight"
+// CHECK:   %t17 final_norm: weight bf16[64] row_major <- "model.norm.weight"
+// CHECK:   %t18 lm_head: weight bf16[256, 64] tiled(8, 64) <- "lm_head.weight"
+// CHECK:   %t19 y.0: activation f32[64] row_major
+// CHECK:   %t20 q.1: activation bf16[64] row_major
+// CHECK:   %t21 pm.2: activation f32[2, 4] row_major
+// CHECK:   %t22 pl.2: activation f32[2, 4] row_major
+// CHECK:   %t23 pacc.2: activation f32[2, 64] row_major
+// CHECK:   %t24 o.3: activation bf16[64] row_major
+// CHECK:   %t25 y.4: activation f32[64] row_major
+// CHECK:   %t26 y.5: activation bf16[128] row_major
+// CHECK:   %t27 y.6: activation f32[64] row_major
+// CHECK:   %t28 q.7: activation bf16[64] row_major
+// CHECK:   %t29 pm.8: activation f32[2, 4] row_major
+// CHECK:   %t30 pl.8: activation f32[2, 4] row_major
+// CHECK:   %t31 pacc.8: activation f32[2, 64] row_major
+// CHECK:   %t32 o.9: activation bf16[64] row_major
+// CHECK:   %t33 y.10: activation f32[64] row_major
+// CHECK:   %t34 y.11: activation bf16[128] row_major
+// CHECK:   %t35 y.12: activation f32[64] row_major
 // CHECK:   %t36 logits.13: activation f32[256] row_major
 // CHECK:   %t37 part_max.13: activation f32[32] row_major
 // CHECK:   %t38 part_idx.13: activation i32[32] row_major

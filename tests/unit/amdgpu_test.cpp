@@ -3,6 +3,7 @@
 // AMDGPU decisions are in backend_test.cpp.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -82,15 +83,22 @@ TEST_CASE("amdgpu: the tiny Llama's resources: no scratch, registers for two wav
   auto out = tinyFor("gfx90a", &diags);
   REQUIRE_MESSAGE(out, diags);
   auto ks = amdgpu::parseResources(out->artifact.assembly);
-  REQUIRE(ks.size() == 1);
-  CHECK(ks[0].name == "mk_step");
-  CHECK(ks[0].privateSegmentBytes == 0);
-  CHECK(ks[0].vgprSpills == 0);
-  CHECK(ks[0].sgprSpills == 0);
-  CHECK(ks[0].vgprs > 0);
-  CHECK(ks[0].vgprs + ks[0].agprs <= 256);
-  CHECK(ks[0].wavefrontSize == 64);
-  CHECK(ks[0].maxFlatWorkgroupSize == 512);
+  // One kernel per step: decode, prefill, prefill_logits.
+  REQUIRE(ks.size() == 3);
+  std::vector<std::string> names;
+  for (const auto& k : ks) {
+    CAPTURE(k.name);
+    names.push_back(k.name);
+    CHECK(k.privateSegmentBytes == 0);
+    CHECK(k.vgprSpills == 0);
+    CHECK(k.sgprSpills == 0);
+    CHECK(k.vgprs > 0);
+    CHECK(k.vgprs + k.agprs <= 256);
+    CHECK(k.wavefrontSize == 64);
+    CHECK(k.maxFlatWorkgroupSize == 512);
+  }
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"mk_step", "mk_step_prefill", "mk_step_prefill_logits"});
 }
 
 TEST_CASE("amdgpu: findLld honours $MKDSL_LLD") {

@@ -86,7 +86,7 @@ TEST_CASE("backend: a streamed matvec loop frees ring slots per warp and copies 
     auto out = compileSource("matvec.mk", withChunk(chunk), options(), &diags);
     REQUIRE_MESSAGE(out, diags);
     const int64_t tile = 16 * std::stoll(chunk) * 2;
-    CHECK(out->artifact.launch.ringSlotBytes == tile);
+    CHECK(out->artifact.launch().ringSlotBytes == tile);
     CHECK(count(out->artifact.assembly, "bar.warp.sync") >= 1);
     CHECK(out->artifact.llvmIR.find("cp.async.bulk") != std::string::npos);
     CHECK(out->artifact.llvmIR.find("i32 " + std::to_string(tile) + ", i64") != std::string::npos);
@@ -97,7 +97,7 @@ TEST_CASE("backend: streamed weights get a loader warp and a ring of bulk copies
   std::string diags;
   auto out = compileSource("matvec.mk", kMatvec, options(), &diags);
   REQUIRE_MESSAGE(out, diags);
-  const backend::LaunchInfo& L = out->artifact.launch;
+  const backend::LaunchInfo& L = out->artifact.launch();
   CHECK(L.loaderWarp);
   // The loader warp comes on top of the target's 512 threads, which all compute.
   CHECK(L.block == 512 + 32);
@@ -107,9 +107,9 @@ TEST_CASE("backend: streamed weights get a loader warp and a ring of bulk copies
   CHECK(L.ringSlotBytes == 16 * 128 * 2);
   CHECK(L.ringSlots >= 2);
   CHECK(L.ringSlots <= 32);
-  CHECK(L.dynamicSmemBytes <= out->kernel.target.smemPerBlock);
+  CHECK(L.dynamicSmemBytes <= out->kernel().target.smemPerBlock);
   CHECK(L.dynamicSmemBytes >= L.ringSlots * L.ringSlotBytes);
-  CHECK(L.syncCounters == int64_t(out->kernel.counters.size()));
+  CHECK(L.syncCounters == int64_t(out->kernel().counters.size()));
   const std::string& ptx = out->artifact.assembly;
   CHECK(count(ptx, ".entry") == 1);
   CHECK(ptx.find("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes") != std::string::npos);
@@ -126,7 +126,7 @@ TEST_CASE("backend: sm_80 fills the ring with 16-byte cp.async completing on the
   auto out = compileSource("matvec.mk", kMatvec, options("sm_80"), &diags);
   REQUIRE_MESSAGE(out, diags);
   const std::string& ptx = out->artifact.assembly;
-  CHECK(out->artifact.launch.loaderWarp);
+  CHECK(out->artifact.launch().loaderWarp);
   CHECK(ptx.find(".target sm_80") != std::string::npos);
   CHECK(ptx.find("cp.async.cg.shared.global") != std::string::npos);
   CHECK(ptx.find("cp.async.mbarrier.arrive.noinc.shared.b64") != std::string::npos);
@@ -139,7 +139,7 @@ TEST_CASE("backend: without a streamable weight there is no loader warp") {
   std::string diags;
   auto out = compileSource("embed.mk", kEmbedOnly, options(), &diags);
   REQUIRE_MESSAGE(out, diags);
-  const backend::LaunchInfo& L = out->artifact.launch;
+  const backend::LaunchInfo& L = out->artifact.launch();
   CHECK_FALSE(L.loaderWarp);
   CHECK(L.block == 512);
   CHECK(L.ringSlots == 0);
@@ -154,7 +154,7 @@ TEST_CASE("backend: when the ring does not fit, the weights are loaded directly"
   std::string diags;
   auto out = compileSource("matvec.mk", kMatvec, o, &diags);
   REQUIRE_MESSAGE(out, diags);
-  const backend::LaunchInfo& L = out->artifact.launch;
+  const backend::LaunchInfo& L = out->artifact.launch();
   CHECK_FALSE(L.loaderWarp);
   CHECK(L.ringSlots == 0);
   CHECK(L.computeThreads == 512);
@@ -194,7 +194,7 @@ TEST_CASE("backend: an unknown architecture is an error naming the known ones") 
   DiagnosticEngine diags(sm);
   backend::Options o;
   o.arch = "sm_75";
-  CHECK_FALSE(backend::generate(empty, o, diags));
+  CHECK_FALSE(backend::generate({empty}, o, diags));
   REQUIRE(diags.diagnostics().size() == 1);
   CHECK(renderText(sm, diags.diagnostics()[0], false)
             .find("unknown code architecture 'sm_75'; known: sm_90a, sm_90, sm_80, gfx942, gfx90a") != std::string::npos);
@@ -226,7 +226,7 @@ TEST_CASE("backend: AMDGPU: kernels run without the loader warp and read weights
     std::string diags;
     auto out = compileSource("matvec.mk", kMatvec, options(arch), &diags);
     REQUIRE_MESSAGE(out, diags);
-    const backend::LaunchInfo& L = out->artifact.launch;
+    const backend::LaunchInfo& L = out->artifact.launch();
     CHECK(L.arch == arch);
     CHECK_FALSE(L.loaderWarp);
     CHECK(L.block == 512);

@@ -28,11 +28,11 @@ TEST_CASE("compileSource: the tiny Llama to PTX and metadata") {
   auto out = compileSource("llama_tiny.mk", testing::tinyLlamaSource(), tinyOptions(), &diags);
   REQUIRE_MESSAGE(out, diags);
   CHECK(diags.empty());
-  CHECK(out->kernel.target.sms == 4);
-  CHECK(out->kernel.target.arch == "sm_90a");
-  CHECK(out->artifact.launch.arch == "sm_90a");
-  CHECK(out->artifact.assembly.find(out->artifact.launch.entry) != std::string::npos);
-  CHECK(out->metadataJson == backend::metadataJson(out->kernel, out->artifact.launch));
+  CHECK(out->kernel().target.sms == 4);
+  CHECK(out->kernel().target.arch == "sm_90a");
+  CHECK(out->artifact.launch().arch == "sm_90a");
+  CHECK(out->artifact.assembly.find(out->artifact.launch().entry) != std::string::npos);
+  CHECK(out->metadataJson == backend::metadataJson(out->steps, out->artifact.launches));
   CHECK(out->metadataJson.find("\"program\": \"llama_tiny.mk\"") != std::string::npos);
 }
 
@@ -41,13 +41,13 @@ TEST_CASE("compileSource: --target replaces the GPU's architecture") {
   o.gpu = "a100";
   auto a100 = compileSource("llama_tiny.mk", testing::tinyLlamaSource(), o);
   REQUIRE(a100);
-  CHECK(a100->artifact.launch.arch == "sm_80");
+  CHECK(a100->artifact.launch().arch == "sm_80");
   o.arch = "sm_90";
   auto sm90 = compileSource("llama_tiny.mk", testing::tinyLlamaSource(), o);
   REQUIRE(sm90);
-  CHECK(sm90->kernel.target.name == "a100");
-  CHECK(sm90->kernel.target.arch == "sm_90");
-  CHECK(sm90->artifact.launch.arch == "sm_90");
+  CHECK(sm90->kernel().target.name == "a100");
+  CHECK(sm90->kernel().target.arch == "sm_90");
+  CHECK(sm90->artifact.launch().arch == "sm_90");
 }
 
 TEST_CASE("compileSource: an AMDGPU --target implies its GPU, and --gpu must run its code") {
@@ -56,14 +56,14 @@ TEST_CASE("compileSource: an AMDGPU --target implies its GPU, and --gpu must run
   o.arch = "gfx942";
   auto mi300 = compileSource("llama_tiny.mk", testing::tinyLlamaSource(), o);
   REQUIRE(mi300);
-  CHECK(mi300->kernel.target.name == "mi300x");
-  CHECK(mi300->artifact.launch.grid == 304);
+  CHECK(mi300->kernel().target.name == "mi300x");
+  CHECK(mi300->artifact.launch().grid == 304);
   CHECK(mi300->metadataJson.find("\"target\": \"mi300x\",\n  \"arch\": \"gfx942\"") != std::string::npos);
   o.arch = "gfx90a";
   auto mi250 = compileSource("llama_tiny.mk", testing::tinyLlamaSource(), o);
   REQUIRE(mi250);
-  CHECK(mi250->kernel.target.name == "mi250x");
-  CHECK(mi250->artifact.launch.grid == 110);  // one GCD
+  CHECK(mi250->kernel().target.name == "mi250x");
+  CHECK(mi250->artifact.launch().grid == 110);  // one GCD
   // NVPTX architectures keep the h200 default.
   o.arch = "sm_80";
   std::string why;

@@ -271,8 +271,8 @@ TEST_CASE("runtime metadata: what the compiler writes for the tiny Llama parses 
   auto out = mk::testing::compileTinyLlama(false, &diags);
   REQUIRE_MESSAGE(out, diags);
   KernelMetadata m = parseMetadata(out->metadataJson, "tiny.meta.json");
-  const auto& launch = out->artifact.launch;
-  const auto& g = out->kernel.graph;
+  const auto& launch = out->artifact.launch();
+  const auto& g = out->kernel().graph;
   CHECK(m.arch == launch.arch);
   CHECK(m.entry == launch.entry);
   CHECK(m.grid == launch.grid);
@@ -282,9 +282,9 @@ TEST_CASE("runtime metadata: what the compiler writes for the tiny Llama parses 
   CHECK(m.errorWords == launch.errorWords);
   CHECK(kernelParamNames(false) == launch.params);
   CHECK(m.params == launch.params);
-  CHECK(m.arenaBytes[0] == uint64_t(out->kernel.memory.weightBytes));
-  CHECK(m.arenaBytes[1] == uint64_t(out->kernel.memory.stateBytes));
-  CHECK(m.arenaBytes[2] == uint64_t(out->kernel.memory.activationBytes));
+  CHECK(m.arenaBytes[0] == uint64_t(out->kernel().memory.weightBytes));
+  CHECK(m.arenaBytes[1] == uint64_t(out->kernel().memory.stateBytes));
+  CHECK(m.arenaBytes[2] == uint64_t(out->kernel().memory.activationBytes));
   REQUIRE(m.tensors.size() == g.tensors.size());
   for (size_t i = 0; i < g.tensors.size(); ++i) {
     INFO(g.tensors[i].name);
@@ -295,7 +295,7 @@ TEST_CASE("runtime metadata: what the compiler writes for the tiny Llama parses 
     CHECK(m.tensors[i].sources == g.tensors[i].sources);
     CHECK(m.tensors[i].storageBytes() == uint64_t(g.tensors[i].bytes()));
   }
-  for (const auto* buffers : {&out->kernel.memory.weights, &out->kernel.memory.state, &out->kernel.memory.activations})
+  for (const auto* buffers : {&out->kernel().memory.weights, &out->kernel().memory.state, &out->kernel().memory.activations})
     for (const auto& b : *buffers) CHECK(m.tensors[size_t(b.tensor)].offset == uint64_t(b.offset));
   REQUIRE(m.inputs.size() == g.inputs.size());
   for (size_t i = 0; i < g.inputs.size(); ++i) CHECK(m.inputs[i].name == g.inputs[i].name);
@@ -485,9 +485,9 @@ TEST_CASE("runtime metadata: the tiny Llama built with --trace") {
   CHECK(out->metadataJson.find("\"record_words\": " + std::to_string(TraceWords) + ",") != std::string::npos);
   KernelMetadata m = parseMetadata(out->metadataJson, "tiny.meta.json");
   REQUIRE(m.trace);
-  CHECK(m.trace->records == out->artifact.launch.traceRecords);
-  CHECK(m.trace->records == int64_t(out->kernel.tasks.size()));
-  REQUIRE(m.trace->nodes.size() == out->kernel.graph.nodes.size());
+  CHECK(m.trace->records == out->artifact.launch().traceRecords);
+  CHECK(m.trace->records == int64_t(out->kernel().tasks.size()));
+  REQUIRE(m.trace->nodes.size() == out->kernel().graph.nodes.size());
   int64_t tasks = 0;
   for (const TraceNode& n : m.trace->nodes) {
     CHECK(n.name == n.op + "#" + std::to_string(&n - m.trace->nodes.data()));
@@ -500,6 +500,134 @@ TEST_CASE("runtime metadata: the tiny Llama built with --trace") {
     CAPTURE(n.name);
     CHECK(n.bytesExact == (n.op != "attention_partial"));
   }
-  CHECK(out->artifact.launch.params == kernelParamNames(true));
+  CHECK(out->artifact.launch().params == kernelParamNames(true));
   CHECK(m.params == kernelParamNames(true));
+}
+
+namespace {
+
+// kGood as the first step ("decode") of a program of two, whose prefill step shares its weight w
+// and state kv (the first two tensors) and has its own tensors tok and h.
+const std::string kPrefillStep = R"J({
+      "step": "prefill", "entry": "mk_step_prefill", "grid": 4, "block": 256, "compute_threads": 256, "loader_warp": false,
+      "ring_slots": 0, "ring_slot_bytes": 0, "dynamic_smem_bytes": 0, "sync_counters": 5, "sync_bytes": 20, "error_words": 8,
+      "params": ["weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"],
+      "arenas": {"activations": 2048},
+      "tensors": [
+        {"name": "tok", "kind": "input", "dtype": "i32", "shape": [4], "layout": "row_major", "arena": "activations", "offset": 0, "bytes": 16},
+        {"name": "h", "kind": "activation", "dtype": "f32", "shape": [4, 8], "layout": "row_major", "arena": "activations", "offset": 1024, "bytes": 128}
+      ],
+      "inputs": [{"name": "tok", "dtype": "i32", "tensor": "tok", "bound": 256}, {"name": "pos0", "dtype": "i32", "tensor": null}],
+      "outputs": [{"name": "h", "tensor": "h"}, {"name": "cache", "tensor": "kv"}]
+    })J";
+
+std::string twoSteps(const std::string& prefill = kPrefillStep) {
+  std::string s = kGood;
+  s.replace(s.find("  \"entry\":"), 0, "  \"step\": \"decode\",\n");
+  s.replace(s.find("  \"tensors\": ["), 0, "  \"shared_tensors\": 2,\n");
+  s.replace(s.rfind("\n}"), 0, ",\n  \"steps\": [\n    " + prefill + "\n  ]");
+  return s;
+}
+
+// twoSteps() with `from` (which must occur exactly once) replaced by `to`.
+std::string twoStepsWith(const std::string& from, const std::string& to) {
+  std::string s = twoSteps();
+  size_t at = s.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, from);
+  REQUIRE_MESSAGE(s.find(from, at + 1) == std::string::npos, from);
+  s.replace(at, from.size(), to);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("runtime metadata: a program of two steps, each a complete view over the shared weights and state") {
+  const KernelMetadata m = parseMetadata(twoSteps(), "k.meta.json");
+  CHECK(m.step == "decode");
+  CHECK(m.sharedTensors == 2);
+  CHECK(m.entry == "mk_step");
+  REQUIRE(m.otherSteps.size() == 1);
+  const KernelMetadata& p = m.otherSteps[0];
+  CHECK(p.step == "prefill");
+  CHECK(p.entry == "mk_step_prefill");
+  CHECK(p.block == 256);
+  CHECK(p.syncCounters == 5);
+  CHECK(p.arch == "sm_90a");
+  CHECK(p.program == "t.mk");
+  CHECK(p.arenaBytes[int(Arena::Weights)] == 1024);
+  CHECK(p.arenaBytes[int(Arena::State)] == 256);
+  CHECK(p.arenaBytes[int(Arena::Activations)] == 2048);
+  REQUIRE(p.tensors.size() == 4);
+  CHECK(p.tensors[0].name == "w");
+  CHECK(p.tensors[0].sources == std::vector<std::string>{"a", "b"});
+  CHECK(p.tensors[1].layout.str() == "padded(5)");
+  CHECK(p.find("tok") == 2);
+  CHECK(p.find("x") == -1);
+  REQUIRE(p.outputs.size() == 2);
+  CHECK(p.outputs[1].tensor == p.find("kv"));  // a step may read back the shared state
+  CHECK(p.inputs[0].bound == 256);
+  // The text it writes reads back to itself (metadataText orders fields its own way).
+  CHECK(metadataText(parseMetadata(metadataText(m), "k")) == metadataText(m));
+
+  // Without "shared_tensors" (an older compiler's) nothing is shared and nothing checked.
+  CHECK(parseMetadata(kGood, "k").sharedTensors == 0);
+  // An older reader of the same file runs the first step: the fields are additive.
+  CHECK(parseMetadata(twoSteps(), "k").inputs.size() == 2);
+}
+
+TEST_CASE("runtime metadata: every malformed program of several steps is a located error") {
+  const std::string head = "k.meta.json: malformed metadata: ";
+  const std::string at = head + "\"steps\"[0] (\"prefill\")";
+  // A step's own tensors are activations and inputs: the weights and state are the program's.
+  CHECK(parseError(twoStepsWith(R"({"name": "h", "kind": "activation")", R"({"name": "h", "kind": "weight")")) ==
+        at + ".tensors[1] (\"h\"): a weight among a step's own tensors: the weights and state are the program's, the "
+             "top-level \"tensors\"[0, 2) (\"shared_tensors\")");
+  CHECK(parseError(twoStepsWith(R"({"name": "tok", "kind": "input")", R"({"name": "kv", "kind": "input")")) ==
+        at + ".tensors[0] (\"kv\"): a second tensor of this name (the program's shared tensors have it)");
+  // Step names are unique across the program, the first step's included; so are entries.
+  CHECK(parseError(twoStepsWith(R"("step": "prefill")", R"("step": "decode")")) ==
+        head + "\"steps\"[0] (\"decode\"): a second step named \"decode\" (the first is the program's first step (the top "
+               "level))");
+  CHECK(parseError(twoSteps(kPrefillStep + ",\n    " + kPrefillStep)) ==
+        head + "\"steps\"[1] (\"prefill\"): a second step named \"prefill\" (the first is \"steps\"[0] (\"prefill\"))");
+  CHECK(parseError(twoStepsWith(R"("entry": "mk_step_prefill")", R"("entry": "mk_step")")) ==
+        at + ": entry \"mk_step\" is also the entry of the program's first step (the top level)");
+  CHECK(parseError(twoStepsWith(R"("step": "prefill", )", "")) == head + "\"steps\"[0]: missing \"step\"");
+  // "shared_tensors" must be exactly the weights and state, first.
+  CHECK(parseError(twoStepsWith(R"("shared_tensors": 2)", R"("shared_tensors": 1)")) ==
+        head + "\"tensors\"[1] (\"kv\"): a state past the first 1 tensors (\"shared_tensors\"): the weights and state must "
+               "all come first");
+  CHECK(parseError(twoStepsWith(R"("shared_tensors": 2)", R"("shared_tensors": 3)")) ==
+        head + "\"tensors\"[2] (\"x\"): an input among the first 3 tensors, which \"shared_tensors\" says are the weights "
+               "and state");
+  CHECK(parseError(twoStepsWith(R"("shared_tensors": 2,)", "")) ==
+        head + "there is a \"steps\" field but no \"shared_tensors\": the steps' views cannot tell the weights and state "
+               "they share");
+  CHECK(parseError(twoStepsWith(R"("shared_tensors": 2)", R"("shared_tensors": -1)")) ==
+        head + "\"shared_tensors\" is -1; expected 0 to 2147483647");
+  // Inputs and outputs name the step's tensors or the shared ones.
+  CHECK(parseError(twoStepsWith(R"("tensor": "tok")", R"("tensor": "x")")) ==
+        at + ".inputs[0].tensor names \"x\", which is not in \"steps\"[0] (\"prefill\").tensors or the program's shared "
+             "tensors");
+  // The fields a step has of its own are checked as the top level's, located in the step.
+  CHECK(parseError(twoStepsWith(R"("block": 256)", R"("block": 2048)")) ==
+        at + ".block is 2048; expected 1 to 1024");
+  CHECK(parseError(twoStepsWith(R"("grid": 4, "block": 256, )", R"("block": 256, )")) == at + ": missing \"grid\"");
+  CHECK(parseError(twoStepsWith(R"("sync_bytes": 20, "error)", R"("sync_bytes": 24, "error)")) ==
+        at + ".sync_bytes is 24 but 5 u32 counters take 20");
+  CHECK(parseError(twoStepsWith(R"("arenas": {"activations": 2048})", R"("arenas": {"weights": 1, "activations": 2048})")) ==
+        at + ".arenas has an unknown arena \"weights\" (expected activations: a step's weights and state arenas are the "
+             "program's, at the top level)");
+  CHECK(parseError(twoStepsWith(R"("offset": 1024, "bytes": 128)", R"("offset": 2000, "bytes": 128)")) ==
+        at + ".tensors[1] (\"h\"): bytes 2000 .. 2128 lie outside the activations arena (2048 bytes)");
+  CHECK(parseError(twoStepsWith(R"("outputs": [{"name": "h", "tensor": "h"}, )", R"("outputs": [{"name": "h", "tensor": "q"}, )")) ==
+        at + ".outputs[0].tensor names \"q\", which is not in \"steps\"[0] (\"prefill\").tensors or the program's shared "
+             "tensors");
+  CHECK(parseError(twoStepsWith(R"("sync_counters": 5, "sync_bytes": 20, "error_words": 8,
+      "params": ["weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"],)",
+                                R"("sync_counters": 5, "sync_bytes": 20, "error_words": 8,
+      "params": ["weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout", "trace"],)")) ==
+        at + ".params ends with \"trace\" (a kernel built with --trace), but there is no \"steps\"[0] (\"prefill\").trace "
+             "field to describe its records");
+  CHECK(parseError(twoStepsWith("\"steps\": [\n", "\"steps\": [7, \n")) == head + "\"steps\"[0] is a number, not an object");
 }

@@ -599,7 +599,7 @@ TEST_CASE("mkrt: the tiny Llama's real PTX and metadata on the fake driver") {
   const FakeCudaStats after = fakeStats();
   CHECK(after.launches == before.launches + 2);
   CHECK(after.grid == 132);
-  CHECK(after.smem == unsigned(out->artifact.launch.dynamicSmemBytes));
+  CHECK(after.smem == unsigned(out->artifact.launch().dynamicSmemBytes));
   CHECK(after.badAccesses == before.badAccesses);
   CHECK(after.liveAllocations == before.liveAllocations);
 }
@@ -715,9 +715,8 @@ TEST_CASE("mkrt-run: the standalone runner on the fake driver, its errors, and i
 
 namespace {
 
-// The tiny Llama compiled in-process (as `mkdsl run --device cuda` does), named `label` in its
-// diagnostics and declarations.
-// The repository's `file` compiled in memory under the name `label`.
+// The repository's `file` compiled in process (as `mkdsl run --device cuda` does), named `label`
+// in its diagnostics and declarations.
 mk::CompileOutput compileFile(const std::string& file, const std::string& label) {
   std::ifstream src(std::string(MK_SOURCE_DIR) + "/" + file, std::ios::binary);
   std::ostringstream text;
@@ -886,10 +885,11 @@ TEST_CASE("mkrt: in-memory open, config values, input bounds and declarations (t
 
 TEST_CASE("mkrt: a prefill's tokens are checked one by one, and pos0 leaves room for the chunk (fake driver)") {
   REQUIRE(fs::exists(fakeDriver()));
-  const mk::CompileOutput out = compileFile("tests/gpu/llama_prefill.mk", "llama_prefill.mk");
+  const mk::CompileOutput out = compileTiny();
   Env env;
   env.set("MKRT_CUDA_LIBRARY", fakeDriver());
   mkrt::Model m = mkrt::Model::fromData(out.artifact.assembly, out.metadataJson);
+  m.selectStep("prefill");
   std::vector<int32_t> tokens(16, 3);
   m.setInput("tokens", tokens, {16});
   tokens[5] = 256;
@@ -1282,7 +1282,7 @@ TEST_CASE("mkrt: the tiny Llama built with --trace on the fake driver") {
   std::string diags;
   auto out = mk::testing::compileTinyLlama(true, &diags);
   REQUIRE_MESSAGE(out, diags);
-  const int64_t records = out->artifact.launch.traceRecords;
+  const int64_t records = out->artifact.launch().traceRecords;
   REQUIRE(records > 0);
   Env env;
   env.set("MKRT_CUDA_LIBRARY", fakeDriver());
@@ -1379,4 +1379,242 @@ TEST_CASE("mkrt-run --trace: the Chrome trace of a step, its summary, and the er
   CHECK(r.status == 1);
   CHECK(r.out.empty());
   CHECK(r.err == "mkrt-run: error: " + (dir / "nowhere/t.json") + ": cannot write: No such file or directory\n");
+}
+
+namespace {
+
+// A program of two steps for the fake: decode (the first, entry mk_step) and prefill (entry
+// mk_step_prefill), sharing weight w and state kv (the first two tensors), each with its own
+// activations (256 and 1024 bytes), counters, inputs and outputs.
+const std::string kTwoStepMeta = R"J({
+  "format": "mkdsl-kernel-metadata", "version": 1, "program": "two.mk", "config": "c", "target": "h200",
+  "arch": "sm_90a",
+  "step": "decode", "entry": "mk_step", "grid": 132, "block": 128, "compute_threads": 128, "loader_warp": false,
+  "ring_slots": 0, "ring_slot_bytes": 0, "dynamic_smem_bytes": 0, "sync_counters": 5, "sync_bytes": 20, "error_words": 8,
+  "params": ["weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"],
+  "arenas": {"weights": 512, "state": 256, "activations": 256},
+  "shared_tensors": 2,
+  "tensors": [
+    {"name": "w", "kind": "weight", "dtype": "f32", "shape": [8], "layout": "row_major", "arena": "weights", "offset": 0, "bytes": 32, "sources": ["w.src"]},
+    {"name": "kv", "kind": "state", "dtype": "i32", "shape": [4], "layout": "row_major", "arena": "state", "offset": 0, "bytes": 16},
+    {"name": "dout", "kind": "activation", "dtype": "i32", "shape": [4], "layout": "row_major", "arena": "activations", "offset": 0, "bytes": 16}
+  ],
+  "inputs": [{"name": "pos", "dtype": "i32", "tensor": null, "bound": 64, "role": "position"}],
+  "outputs": [{"name": "dout", "tensor": "dout"}, {"name": "cache", "tensor": "kv"}],
+  "steps": [
+    {
+      "step": "prefill", "entry": "mk_step_prefill", "grid": 132, "block": 256, "compute_threads": 256,
+      "loader_warp": false, "ring_slots": 0, "ring_slot_bytes": 0, "dynamic_smem_bytes": 0, "sync_counters": 9,
+      "sync_bytes": 36, "error_words": 8,
+      "params": ["weights", "state", "activations", "sync", "error", "inputs", "epoch", "timeout"],
+      "arenas": {"activations": 1024},
+      "tensors": [
+        {"name": "toks", "kind": "input", "dtype": "i32", "shape": [2], "layout": "row_major", "arena": "activations", "offset": 0, "bytes": 8},
+        {"name": "pout", "kind": "activation", "dtype": "i32", "shape": [4], "layout": "row_major", "arena": "activations", "offset": 64, "bytes": 16}
+      ],
+      "inputs": [{"name": "toks", "dtype": "i32", "tensor": "toks", "bound": 256}, {"name": "pos0", "dtype": "i32", "tensor": null, "bound": 63}],
+      "outputs": [{"name": "pout", "tensor": "pout"}]
+    }
+  ]
+}
+)J";
+
+// Its kernel: the prefill entry first (its name extends the decode entry's). Decode writes
+// dout = {pos, epoch, kv[0], kv[1]}; prefill writes kv[0..1] = toks (the shared state) and
+// pout = {pos0, epoch, 0, 0}. `extra` is appended (after a `// FAKE entry` line, one entry's).
+std::string twoStepPtx(const std::string& extra = "", bool withPrefill = true) {
+  std::string s = ".version 8.0\n.target sm_90a\n.address_size 64\n\n";
+  if (withPrefill) s += ".visible .entry mk_step_prefill(\n\t.param .u64 p0\n)\n{\n\tret;\n}\n";
+  s += ".visible .entry mk_step(\n\t.param .u64 p0\n)\n{\n\tret;\n}\n"
+       "// FAKE entry mk_step\n"
+       "// FAKE input 0 2 0\n"
+       "// FAKE epoch 2 4\n"
+       "// FAKE copy 1 0 2 8 8\n"
+       "// FAKE entry mk_step_prefill\n"
+       "// FAKE copy 2 0 1 0 8\n"
+       "// FAKE input 1 2 64\n"
+       "// FAKE epoch 2 68\n";
+  return s + extra;
+}
+
+std::string fakeLastEntry() {
+  void* h = dlopen(fakeDriver().c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(h);
+  auto f = reinterpret_cast<FakeCudaLastEntryFn>(dlsym(h, "fake_cuda_last_entry"));
+  REQUIRE(reinterpret_cast<void*>(f) != nullptr);
+  return f();
+}
+
+std::vector<int32_t> readInts(mkrt_model* m, const char* name, size_t n) {
+  std::vector<int32_t> v(n, -1);
+  CHECK_MESSAGE(mkrt_read_output_i32(m, name, v.data(), n) == MKRT_OK, mkrt_last_error(m));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("mkrt: a program of two steps: one entry each over the same weights and state (fake driver)") {
+  REQUIRE(fs::exists(fakeDriver()));
+  TempDir dir;
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  write(dir / "two.ptx", twoStepPtx());
+  write(dir / "two.meta.json", kTwoStepMeta);
+  const FakeCudaStats before = fakeStats();
+  {
+    auto o = openModel(dir / "two.ptx", dir / "two.meta.json");
+    REQUIRE_MESSAGE(o->m, o->err);
+    mkrt_model* m = o->m;
+    CHECK(mkrt_num_steps(m) == 2);
+    CHECK(std::string(mkrt_step_name(m, 0)) == "decode");
+    CHECK(std::string(mkrt_step_name(m, 1)) == "prefill");
+    CHECK(std::string(mkrt_step_name(m, 2)).empty());
+    CHECK(std::string(mkrt_selected_step(m)) == "decode");  // the program's first step
+    CHECK(mkrt_select_step(m, "verify") == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(m)) == "the program has no step 'verify' (its steps: 'decode', 'prefill')");
+    CHECK(mkrt_select_step(m, nullptr) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_selected_step(m)) == "decode");
+    REQUIRE(mkrt_random_weights(m, 3) == MKRT_OK);
+
+    // Decode: its own inputs and outputs.
+    CHECK(mkrt_num_inputs(m) == 1);
+    CHECK(mkrt_num_outputs(m) == 2);
+    int32_t pos = 5;
+    REQUIRE(mkrt_set_input(m, "pos", MKRT_I32, 0, nullptr, &pos, sizeof pos) == MKRT_OK);
+    REQUIRE_MESSAGE(mkrt_step(m) == MKRT_OK, mkrt_last_error(m));
+    CHECK(fakeLastEntry() == "mk_step");
+    CHECK(fakeStats().epoch == 1);
+    CHECK(fakeStats().block == 128);
+    const std::vector<uint64_t> decode = fakeLastParams();
+    CHECK(fakeAllocationBytes(decode[2]) == 256);  // its activations arena
+
+    // Prefill: its inputs, none set yet; its own epoch, activations, counters, error record and
+    // inputs; the same weights and state.
+    REQUIRE(mkrt_select_step(m, "prefill") == MKRT_OK);
+    CHECK(std::string(mkrt_selected_step(m)) == "prefill");
+    CHECK(mkrt_steps_run(m) == 0);
+    CHECK(mkrt_num_inputs(m) == 2);
+    CHECK(mkrt_num_outputs(m) == 1);
+    mkrt_tensor_info info{};
+    REQUIRE(mkrt_input_info(m, 0, &info) == MKRT_OK);
+    CHECK(std::string(info.name) == "toks");
+    CHECK(info.elements == 2);
+    int64_t bound = 0;
+    REQUIRE(mkrt_input_bound(m, 1, &bound) == MKRT_OK);
+    CHECK(bound == 63);
+    CHECK(mkrt_set_input(m, "pos", MKRT_I32, 0, nullptr, &pos, sizeof pos) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(m)) == "the step has no input 'pos' (its inputs: toks, pos0)");
+    CHECK(mkrt_step(m) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(m)).find("input 'toks' (i32[2]) has no value") == 0);
+    const int32_t toks[2] = {7, 9};
+    const int64_t toksShape[1] = {2};
+    int32_t pos0 = 3;
+    REQUIRE(mkrt_set_input(m, "toks", MKRT_I32, 1, toksShape, toks, sizeof toks) == MKRT_OK);
+    REQUIRE(mkrt_set_input(m, "pos0", MKRT_I32, 0, nullptr, &pos0, sizeof pos0) == MKRT_OK);
+    REQUIRE_MESSAGE(mkrt_step(m) == MKRT_OK, mkrt_last_error(m));
+    CHECK(fakeLastEntry() == "mk_step_prefill");
+    CHECK(fakeStats().epoch == 1);  // its own counters: its first launch
+    CHECK(fakeStats().block == 256);
+    const std::vector<uint64_t> prefill = fakeLastParams();
+    CHECK(prefill[0] == decode[0]);  // weights
+    CHECK(prefill[1] == decode[1]);  // state
+    for (int i = 2; i < 6; ++i) CHECK(prefill[i] != decode[i]);  // activations, sync, error, inputs
+    CHECK(fakeAllocationBytes(prefill[2]) == 1024);
+    CHECK(readInts(m, "pout", 4) == std::vector<int32_t>{3, 1, 0, 0});
+    REQUIRE(mkrt_step(m) == MKRT_OK);
+    CHECK(fakeStats().epoch == 2);
+    CHECK(mkrt_steps_run(m) == 2);
+    CHECK(mkrt_read_output_i32(m, "dout", nullptr, 4) == MKRT_ERR_ARGUMENT);
+    CHECK(std::string(mkrt_last_error(m)) == "the step has no output 'dout' (it has: pout)");
+
+    // Back to decode: its own epoch and its input kept; it reads the state prefill wrote.
+    REQUIRE(mkrt_select_step(m, "decode") == MKRT_OK);
+    CHECK(mkrt_steps_run(m) == 1);
+    REQUIRE_MESSAGE(mkrt_step(m) == MKRT_OK, mkrt_last_error(m));
+    CHECK(fakeLastEntry() == "mk_step");
+    CHECK(fakeStats().epoch == 2);
+    CHECK(fakeLastParams() == decode);
+    CHECK(readInts(m, "dout", 4) == std::vector<int32_t>{5, 2, 7, 9});
+    CHECK(readInts(m, "cache", 4) == std::vector<int32_t>{7, 9, 0, 0});
+
+    // Reset zeroes the state and both steps' activations, and both start at epoch 1 again.
+    REQUIRE(mkrt_reset(m) == MKRT_OK);
+    CHECK(mkrt_steps_run(m) == 0);
+    CHECK(readInts(m, "dout", 4) == std::vector<int32_t>{0, 0, 0, 0});
+    CHECK(readInts(m, "cache", 4) == std::vector<int32_t>{0, 0, 0, 0});
+    uint32_t counters[9] = {1};
+    CHECK(std::memcmp(reinterpret_cast<const void*>(uintptr_t(decode[3])), std::vector<uint32_t>(5, 0).data(), 20) == 0);
+    std::memcpy(counters, reinterpret_cast<const void*>(uintptr_t(prefill[3])), sizeof counters);
+    CHECK(std::vector<uint32_t>(counters, counters + 9) == std::vector<uint32_t>(9, 0));
+    REQUIRE(mkrt_select_step(m, "prefill") == MKRT_OK);
+    CHECK(mkrt_steps_run(m) == 0);
+    CHECK(readInts(m, "pout", 4) == std::vector<int32_t>{0, 0, 0, 0});
+    REQUIRE(mkrt_step(m) == MKRT_OK);  // inputs kept across the reset
+    CHECK(fakeStats().epoch == 1);
+    CHECK(readInts(m, "pout", 4) == std::vector<int32_t>{3, 1, 0, 0});
+  }
+  // The C++ wrapper.
+  {
+    mkrt::Model m(dir / "two.ptx", dir / "two.meta.json");
+    CHECK(m.numSteps() == 2);
+    CHECK(m.stepNames() == std::vector<std::string>{"decode", "prefill"});
+    CHECK(m.stepName(1) == "prefill");
+    CHECK(m.selectedStep() == "decode");
+    CHECK_THROWS_WITH_AS(m.selectStep("verify"), "the program has no step 'verify' (its steps: 'decode', 'prefill')",
+                         mkrt::Error);
+    m.selectStep("prefill");
+    CHECK(m.selectedStep() == "prefill");
+    CHECK(m.inputs().size() == 2);
+  }
+  // A program of one step is one step, unnamed in metadata that names none.
+  {
+    write(dir / "k.ptx", ptx());
+    write(dir / "k.meta.json", kMeta);
+    mkrt::Model m(dir / "k.ptx", dir / "k.meta.json");
+    CHECK(m.numSteps() == 1);
+    CHECK(m.selectedStep().empty());
+    m.selectStep("");
+    CHECK_THROWS_WITH_AS(m.selectStep("prefill"), "the program has no step 'prefill' (its steps: '')", mkrt::Error);
+  }
+  const FakeCudaStats after = fakeStats();
+  CHECK(after.badAccesses == before.badAccesses);
+  CHECK(after.liveAllocations == before.liveAllocations);
+}
+
+TEST_CASE("mkrt: a failed step of one entry stops every step until reset, and a missing entry fails at open (fake driver)") {
+  REQUIRE(fs::exists(fakeDriver()));
+  TempDir dir;
+  Env env;
+  env.set("MKRT_CUDA_LIBRARY", fakeDriver());
+  write(dir / "two.meta.json", kTwoStepMeta);
+  write(dir / "timeout.ptx", twoStepPtx("// FAKE timeout_at 1\n"));  // in the prefill entry's lines
+  {
+    mkrt::Model m(dir / "timeout.ptx", dir / "two.meta.json");
+    m.randomWeights(1);
+    m.setInput("pos", 0);
+    m.step();  // decode's epoch 1: no timeout there
+    m.selectStep("prefill");
+    m.setInput("toks", std::vector<int32_t>{1, 2}, {2});
+    m.setInput("pos0", 0);
+    CHECK_THROWS_WITH_AS(m.step(),
+                         "step 1 of 'prefill' (epoch 1): task 17 on SM 3 waited for counter 5 (expected 12, saw 11) past "
+                         "the timeout of 2000 ms; the kernel stopped (see the schedule: mkdsl build --emit=schedule)",
+                         mkrt::Error);
+    // The shared state may be half-written: decode refuses too.
+    m.selectStep("decode");
+    CHECK_THROWS_WITH_AS(m.step(),
+                         "an earlier step failed (a wait timed out in step 1 of 'prefill'); call mkrt_reset before "
+                         "stepping again",
+                         mkrt::Error);
+    m.reset();
+    m.step();
+    CHECK(m.stepsRun() == 1);
+  }
+  // Every step's entry must be in the PTX.
+  write(dir / "decode_only.ptx", twoStepPtx("", false));
+  auto o = openModel(dir / "decode_only.ptx", dir / "two.meta.json");
+  CHECK(o->m == nullptr);
+  CHECK(o->status == MKRT_ERR_FILE);
+  CHECK(o->err == (dir / "decode_only.ptx") + ": no kernel `mk_step_prefill` (the entry " + (dir / "two.meta.json") +
+                      " names for step 'prefill') in this PTX: are the two files from the same build?");
 }

@@ -324,7 +324,7 @@ TEST_CASE("runtime weights: the tiny Llama from its metadata equals the interpre
   REQUIRE_MESSAGE(out, diags);
   const rt::KernelMetadata meta = rt::parseMetadata(out->metadataJson, "tiny.meta.json");
   auto set = rt::SafetensorsSet::open(std::string(MK_SOURCE_DIR) + "/tests/data/tiny_llama.safetensors");
-  interp::Interpreter fromFile(out->kernel), fromSeed(out->kernel);
+  interp::Interpreter fromFile(out->kernel()), fromSeed(out->kernel());
   fromFile.loadWeights(set);
   fromSeed.randomWeights(7);
   int weights = 0;
@@ -332,7 +332,7 @@ TEST_CASE("runtime weights: the tiny Llama from its metadata equals the interpre
     if (t.kind != rt::TensorMeta::Weight) continue;
     ++weights;
     INFO(t.name << " " << t.layout.str());
-    const Tensor& ir = out->kernel.graph.tensors[size_t(meta.find(t.name))];
+    const Tensor& ir = out->kernel().graph.tensors[size_t(meta.find(t.name))];
     const rt::WeightSpec spec{t.name, t.dtype, t.shape, t.layout, t.sources};
     CHECK(rt::assembleWeightStorage(spec, set) == expectedStorage(ir, fromFile));
     CHECK(rt::randomWeightStorage(spec, 7) == expectedStorage(ir, fromSeed));

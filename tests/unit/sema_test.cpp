@@ -402,8 +402,8 @@ TEST_CASE("sema: shapes are inferred at a call") {
              "  return r;\n"
              "}\n");
   CHECK(ok.rendered() == "");
-  REQUIRE(ok.program->step);
-  CHECK(ok.program->step->name.name == "s");
+  REQUIRE(ok.program->steps.size() == 1);
+  CHECK(ok.program->steps[0]->name.name == "s");
 
   // The result is f32[8], so returning it as f32[16] is wrong.
   Checked wrongResult(std::string(kScale) +
@@ -619,14 +619,21 @@ TEST_CASE("sema: op body rules") {
 // ---- Fns and the step ----------------------------------------------------------------------------
 
 TEST_CASE("sema: the step") {
-  SUBCASE("exactly one") {
+  SUBCASE("several, in program order") {
     Checked c(std::string(kScale) +
               "step s1(t: i32) -> (o: f32[8]) { let r = scale(a, a); return r; }\n"
               "step s2(t: i32) -> (o: f32[8]) { let r = scale(a, a); return r; }\n");
-    const auto& d = c.only(DiagKind::MultipleSteps);
-    CHECK(d.message == "a program has exactly one step; 's2' is a second one");
-    REQUIRE(c.program->step);
-    CHECK(c.program->step->name.name == "s1");
+    CHECK(c.rendered() == "");
+    REQUIRE(c.program->steps.size() == 2);
+    CHECK(c.program->steps[0]->name.name == "s1");
+    CHECK(c.program->steps[1]->name.name == "s2");
+  }
+  SUBCASE("distinct names") {
+    Checked c(std::string(kScale) +
+              "step s1(t: i32) -> (o: f32[8]) { let r = scale(a, a); return r; }\n"
+              "step s1(t: i32) -> (o: f32[8]) { let r = scale(a, a); return r; }\n");
+    CHECK(c.only(DiagKind::Redefinition).message == "'s1' is already defined");
+    REQUIRE(c.program->steps.size() == 1);
   }
   SUBCASE("must return") {
     Checked c(std::string(kScale) + "step s(t: i32) -> (o: f32[8]) { let r = scale(a, a); }\n");
@@ -635,7 +642,7 @@ TEST_CASE("sema: the step") {
   SUBCASE("none") {
     Checked c("const A = 1;\n");
     CHECK(c.rendered() == "");
-    CHECK(c.program->step == nullptr);
+    CHECK(c.program->steps.empty());
     CHECK(c.program->config == nullptr);
   }
 }
@@ -693,7 +700,7 @@ TEST_CASE("sema: import through -I") {
   CHECK_FALSE(found.program->modules[1]->isRoot);
   REQUIRE(found.program->root()->imports.size() == 1);
   CHECK(found.program->root()->imports[0] == found.program->modules[1].get());
-  CHECK(found.program->step);
+  CHECK(found.program->steps.size() == 1);
 }
 
 TEST_CASE("sema: import relative to the importing file, and the search order") {
@@ -751,7 +758,7 @@ TEST_CASE("sema: imported modules may not declare a config or a step") {
   CHECK(c.kinds() == std::vector<DiagKind>{DiagKind::ImportedConfig, DiagKind::ImportedStep});
   CHECK(c.messages() == std::vector<std::string>{"imported module 'lib' declares a config; only the root file may",
                                                  "imported module 'lib' declares a step; only the root file may"});
-  CHECK(c.program->step == nullptr);
+  CHECK(c.program->steps.empty());
   CHECK(c.program->config == nullptr);
 }
 
@@ -841,8 +848,10 @@ TEST_CASE("sema: every example checks without diagnostics, under every config, a
     opts.allConfigs = true;
     auto c = Checked::load(f.string(), opts);
     CHECK(c->rendered() == "");
-    REQUIRE(c->program->step);
-    CHECK(c->program->step->name.name == "decode");
+    REQUIRE(c->program->steps.size() == 3);
+    CHECK(c->program->steps[0]->name.name == "decode");
+    CHECK(c->program->steps[1]->name.name == "prefill");
+    CHECK(c->program->steps[2]->name.name == "prefill_logits");
     REQUIRE(c->program->config);
     CHECK(intValue(*c->program, "hidden") > 0);
     CHECK(c->program->modules.size() > 1);
@@ -868,7 +877,7 @@ TEST_CASE("sema: examples/llama.mk under each of its configs") {
     CHECK(c->rendered() == "");
     REQUIRE(c->program->config);
     CHECK(c->program->config->name.name == name);
-    CHECK(c->program->step);
+    CHECK(c->program->steps.size() == 3);  // decode, prefill, prefill_logits
   }
 }
 

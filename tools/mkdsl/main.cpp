@@ -91,6 +91,8 @@ Options for build:
   --emit=graph|tasks|schedule       a stage instead: the op graph, the tasks with their regions,
                                     or the verified schedule (counters and per-SM queues)
   --format=text|json|html           for --emit=schedule: JSON for tools, HTML for a browser
+  --step NAME                       for --emit=graph|tasks|schedule: the stage of that step of
+                                    the program (default: its first); a kernel has them all
   --target ARCH                     code architecture: {archs}
                                     (default: the GPU's)
   --metadata FILE                   where the kernel's metadata sidecar (JSON) goes; with -o it
@@ -151,6 +153,7 @@ struct Args {
   mk::CompileOptions compile;  // -I, --config, --set, --stdlib, --gpu, --sms, ..., --target
   std::string emit;            // after parseArgs, never empty for build
   std::string format = "text";
+  std::string step;            // build --emit=graph|tasks|schedule: which step ("": the first)
   std::string output;
   std::string metadata;        // the sidecar's path, after parseArgs (empty: none)
   bool verbose = false;
@@ -355,6 +358,9 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
         // Test-only fault injection (docs/cli.md): the task signals nothing, so waits time out.
         if (!value(i, "--test-drop-signal", v) || !number(v, n) || n > INT32_MAX) return "--test-drop-signal needs a task id";
         a.compile.backend.dropSignalOfTask = static_cast<int>(n);
+      } else if (cmd == "build" && is(arg, "--step")) {
+        if (!value(i, "--step", v) || v.empty()) return "--step needs a step name";
+        a.step = v;
       } else if (cmd == "build" && is(arg, "--format")) {
         if (!value(i, "--format", v) || (v != "text" && v != "json" && v != "html"))
           return "--format must be text, json or html";
@@ -446,6 +452,8 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
   if (cmd == "build") {
     if (auto err = resolveBuildOutput(a)) return err;
     if (a.format != "text" && a.emit != "schedule") return "--format json or html goes with --emit=schedule";
+    if (!a.step.empty() && isCodegen(a.emit))
+      return "--step goes with --emit=graph, tasks or schedule: a kernel holds every step of the program";
   }
   return std::nullopt;
 }
@@ -456,6 +464,7 @@ MK_DIAGNOSTIC(PtxasNotFound, Error, "--emit=cubin needs ptxas: {0}", std::string
 MK_DIAGNOSTIC(PtxasFailed, Error, "ptxas failed on the generated PTX: {0}", std::string);
 MK_DIAGNOSTIC(LldNotFound, Error, "--emit=hsaco needs ld.lld: {0}", std::string);
 MK_DIAGNOSTIC(LldFailed, Error, "ld.lld failed to link the code object: {0}", std::string);
+MK_DIAGNOSTIC(UnknownStep, Error, "the program has no step '{0}'; its steps: {1}", std::string, std::string);
 
 void printDiagnostics(const mk::SourceManager& sm, const mk::DiagnosticEngine& diags, const Args& a) {
   if (a.json) {
@@ -659,23 +668,30 @@ bool writeOutputs(const std::vector<std::pair<OutputFile*, std::string>>& files,
   return true;
 }
 
-// `-v`: ptxas's report per function on stderr; the entry also gets the dynamic shared memory
+// The launch of the entry named `name` (one per step), or null.
+const mk::backend::LaunchInfo* launchOf(const std::vector<mk::backend::LaunchInfo>& launches, const std::string& name) {
+  for (const auto& l : launches)
+    if (l.entry == name) return &l;
+  return nullptr;
+}
+
+// `-v`: ptxas's report per function on stderr; each entry also gets the dynamic shared memory
 // the runtime passes at launch, which ptxas cannot see.
-void printPtxasReport(const mk::ptxas::Result& r, const mk::backend::LaunchInfo& launch) {
+void printPtxasReport(const mk::ptxas::Result& r, const std::vector<mk::backend::LaunchInfo>& launches) {
   for (const auto& f : r.functions) {
     std::string line = mk::ptxas::summary(f);
-    if (f.name == launch.entry) line += "; " + std::to_string(launch.dynamicSmemBytes) + " bytes dynamic shared at launch";
-    std::fprintf(stderr, "ptxas -arch=%s: %s\n", launch.arch.c_str(), line.c_str());
+    if (auto* l = launchOf(launches, f.name)) line += "; " + std::to_string(l->dynamicSmemBytes) + " bytes dynamic shared at launch";
+    std::fprintf(stderr, "ptxas -arch=%s: %s\n", launches[0].arch.c_str(), line.c_str());
   }
 }
 
 // `-v` on AMDGPU: each kernel's registers, LDS and scratch from the code object metadata (what
 // `llvm-readelf --notes` shows of the .hsaco), plus the dynamic LDS the runtime passes at launch.
-void printAmdgpuReport(const std::string& assembly, const mk::backend::LaunchInfo& launch) {
+void printAmdgpuReport(const std::string& assembly, const std::vector<mk::backend::LaunchInfo>& launches) {
   for (const auto& k : mk::amdgpu::parseResources(assembly)) {
     std::string line = mk::amdgpu::summary(k);
-    if (k.name == launch.entry) line += "; " + std::to_string(launch.dynamicSmemBytes) + " bytes dynamic LDS at launch";
-    std::fprintf(stderr, "%s: %s\n", launch.arch.c_str(), line.c_str());
+    if (auto* l = launchOf(launches, k.name)) line += "; " + std::to_string(l->dynamicSmemBytes) + " bytes dynamic LDS at launch";
+    std::fprintf(stderr, "%s: %s\n", launches[0].arch.c_str(), line.c_str());
   }
 }
 
@@ -685,13 +701,27 @@ int buildStage(const Args& a, mk::SourceManager& sm, mk::DiagnosticEngine& diags
   if (!a.output.empty() && !openOutput(out, a.output, diags)) return 1;
   auto id = mk::loadFile(sm, diags, a.files[0]);
   if (!id) return 1;
+  // The step --step names, else the program's first.
+  auto pick = [&](auto& steps, auto graphOf) -> decltype(&steps[0]) {
+    std::string names;
+    for (auto& s : steps) {
+      if (a.step.empty() || graphOf(s).step == a.step) return &s;
+      names += (names.empty() ? "" : ", ") + graphOf(s).step;
+    }
+    diags.emit(mk::SourceRange{}, UnknownStep, a.step, names);
+    return nullptr;
+  };
   std::string text;
   if (a.emit == "graph") {
-    auto graph = mk::elaborate(sm, diags, *id, a.compile);
+    auto graphs = mk::elaborate(sm, diags, *id, a.compile);
+    if (!graphs) return 1;
+    auto* graph = pick(*graphs, [](const mk::ir::Graph& g) -> const mk::ir::Graph& { return g; });
     if (!graph) return 1;
     text = mk::ir::printGraph(*graph);
   } else {
-    auto kernel = mk::scheduleProgram(sm, diags, *id, a.compile);
+    auto steps = mk::scheduleProgram(sm, diags, *id, a.compile);
+    if (!steps) return 1;
+    auto* kernel = pick(*steps, [](const mk::ir::Megakernel& k) -> const mk::ir::Graph& { return k.graph; });
     if (!kernel) return 1;
     text = a.emit == "tasks"      ? mk::ir::printTasks(*kernel)
            : a.format == "json"   ? mk::ir::scheduleJson(*kernel)
@@ -733,12 +763,12 @@ int buildKernel(const Args& a, mk::SourceManager& sm, mk::DiagnosticEngine& diag
   if (!id) return 1;
   auto built = mk::compile(sm, diags, *id, a.compile);
   if (!built) return 1;
-  const mk::backend::LaunchInfo& launch = built->artifact.launch;
+  const std::vector<mk::backend::LaunchInfo>& launches = built->artifact.launches;
 
   std::string data = a.emit == "llvm" ? built->artifact.llvmIR : built->artifact.assembly;
   std::optional<mk::ptxas::Result> assembled;
   if (ptxas && (a.emit == "cubin" || ptxasReport)) {
-    assembled = mk::ptxas::run(*ptxas, built->artifact.assembly, {launch.arch, a.verbose, a.emit == "cubin"});
+    assembled = mk::ptxas::run(*ptxas, built->artifact.assembly, {launches[0].arch, a.verbose, a.emit == "cubin"});
     if (!assembled->ok) {
       std::string log = assembled->error;
       while (!log.empty() && log.back() == '\n') log.pop_back();
@@ -763,8 +793,8 @@ int buildKernel(const Args& a, mk::SourceManager& sm, mk::DiagnosticEngine& diag
   if (!writeOutputs(files, diags)) return 1;
   if (a.output.empty()) std::fwrite(data.data(), 1, data.size(), stdout);
 
-  if (a.verbose && a.amdgpu) printAmdgpuReport(built->artifact.assembly, launch);
-  if (assembled && ptxasReport) printPtxasReport(*assembled, launch);
+  if (a.verbose && a.amdgpu) printAmdgpuReport(built->artifact.assembly, launches);
+  if (assembled && ptxasReport) printPtxasReport(*assembled, launches);
   if (ptxasReport && !ptxas) std::fprintf(stderr, "mkdsl: note: -v: %s; no register and spill report\n", noPtxas.c_str());
   return 0;
 }
@@ -807,15 +837,19 @@ class InterpreterStepper : public mk::runtime::MetadataStepper {
 // The metadata of a kernel scheduled for the interpreter only (no code generated): the
 // backend's sidecar with launch fields that describe no GPU launch. What the CPU run uses of it
 // is the program's part: tensors, weights' sources and declarations, inputs and their bounds.
-std::string interpreterMetadata(const mk::ir::Megakernel& kernel) {
-  mk::backend::LaunchInfo launch;
-  launch.arch = kernel.target.arch.empty() ? "cpu" : kernel.target.arch;
-  launch.grid = std::max<int>(1, static_cast<int>(kernel.queues.size()));
-  launch.block = 1;
-  launch.computeThreads = 1;
-  launch.syncCounters = static_cast<int64_t>(kernel.counters.size());
-  launch.params = mk::abi::kernelParamNames(false);
-  return mk::backend::metadataJson(kernel, launch);
+std::string interpreterMetadata(const std::vector<mk::ir::Megakernel>& steps) {
+  std::vector<mk::backend::LaunchInfo> launches;
+  for (const mk::ir::Megakernel& kernel : steps) {
+    mk::backend::LaunchInfo& launch = launches.emplace_back();
+    launch.entry = "cpu_" + kernel.graph.step;
+    launch.arch = kernel.target.arch.empty() ? "cpu" : kernel.target.arch;
+    launch.grid = std::max<int>(1, static_cast<int>(kernel.queues.size()));
+    launch.block = 1;
+    launch.computeThreads = 1;
+    launch.syncCounters = static_cast<int64_t>(kernel.counters.size());
+    launch.params = mk::abi::kernelParamNames(false);
+  }
+  return mk::backend::metadataJson(steps, launches);
 }
 
 // Greedy decoding with the compiled step: the prompt one token per step, then each generated
@@ -849,19 +883,20 @@ int runRun(const Args& a) {
 
   // The kernel: PTX and its metadata (cuda), or the verified schedule (cpu).
   auto id = mk::loadFile(sm, diags, a.files[0]);
-  std::optional<mk::ir::Megakernel> kernel;
+  std::optional<std::vector<mk::ir::Megakernel>> steps;
   std::string ptx, metadataJson;
   if (id && cuda) {
     mk::CompileOptions options = a.compile;
     if (auto built = mk::compile(sm, diags, *id, options)) {
-      kernel = std::move(built->kernel);
+      steps = std::move(built->steps);
       ptx = std::move(built->artifact.assembly);
       metadataJson = std::move(built->metadataJson);
     }
   } else if (id) {
-    kernel = mk::scheduleProgram(sm, diags, *id, a.compile);
-    if (kernel) metadataJson = interpreterMetadata(*kernel);
+    steps = mk::scheduleProgram(sm, diags, *id, a.compile);
+    if (steps) metadataJson = interpreterMetadata(*steps);
   }
+  const mk::ir::Megakernel* kernel = steps ? &steps->front() : nullptr;
   if (!kernel) {
     printDiagnostics(sm, diags, a);
     return 1;
