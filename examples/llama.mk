@@ -72,13 +72,14 @@ config llama_3_2_1b {
     attn_chunk = 128;
     /// Prompt tokens per prefill step (the last chunk of a prompt may be partial).
     chunk = 128;
-    /// Tuning: rows per task of the prefill projections; divides chunk. A task's tiles must fit
-    /// the 64 KiB of LDS of an AMDGPU workgroup as well as an H200's shared memory: 32 rows x a K
-    /// chunk of 32 do, where 32 x 128 (60.1 ms for 512 tokens on an H200, against 78.9 with
-    /// 16 x 256: bench/results/2026-12-03-prefill-variants) needs 93 KB.
+    /// Tuning: rows per task of the prefill projections; divides chunk. 32 rows x a K chunk of
+    /// 128 per projection task: 60.4 ms for 512 tokens on an H200, against 79.0 with 32 x 64,
+    /// 128 with 32 x 32 and 156 with 16 x 64 (bench/results/2026-12-03-multi-step-check). Its
+    /// tiles need 93 KB of shared memory: an AMDGPU build (64 KiB of LDS per workgroup) takes
+    /// `--set prefill_k_chunk=32`.
     prefill_rows = 32;
     /// Tuning: K chunk of the prefill projections; divides hidden, heads * head_dim and ffn.
-    prefill_k_chunk = 32;
+    prefill_k_chunk = 128;
     /// Tuning: queries and keys per prefill attention block; divide chunk and max_seq.
     prefill_queries = 16;
     prefill_keys = 64;

@@ -9,6 +9,8 @@
 # Programs: examples/*.mk with each of their configs, and tests/codegen/ops/*.mk (their first
 # config); or the FILE[:CONFIG] arguments. For each program and target it runs
 #   mkdsl build FILE --config C --target T -o X.hsaco --metadata X.meta.json
+# (with --set prefill_k_chunk=32 for the Llama-3.2-1B and -8B configs, whose prefill tuning is the
+# H200's and needs more than 64 KiB of LDS)
 #   mkdsl build FILE --config C --target T --emit=amdgcn -o X.s
 # and checks that
 #   - mkdsl exits 0 and writes the code object and the sidecar (arch T, entry mk_step);
@@ -99,6 +101,9 @@ for prog in "${programs[@]}"; do
     rm -f "$co" "$meta" "$asm"
     args=(build --stdlib "$stdlib" "$file" --target "$t")
     [[ -n $config ]] && args+=(--config "$config")
+    # The 1B and 8B prefill tuning is the H200's: its tiles need more than a workgroup's 64 KiB of
+    # LDS, so an AMDGPU build takes a K chunk that fits (examples/llama.mk says so).
+    [[ $config == llama_3_2_1b || $config == llama_3_8b ]] && args+=(--set prefill_k_chunk=32)
     start=$(date +%s.%N)
     "$mkdsl" "${args[@]}" -o "$co" --metadata "$meta" >"$tmp/mk.log" 2>&1
     rc=$?
