@@ -77,9 +77,14 @@ constexpr const char* tensorKindName(TensorMeta::Kind k) {
 //   Token:     an i32 scalar input that starts a region along dim 0 of a weight (the embedding's row);
 //   Position:  an i32 scalar input that starts a region in a state tensor (the KV cache's slot);
 //   Logits:    the first f32 rank-1 output;
-//   NextToken: the first i32 scalar output.
-// An input or output that is none of these has Role::None (written as null).
-enum class Role { None, Token, Position, Logits, NextToken };
+//   NextToken: the first i32 scalar output;
+//   Tokens:    an i32 tensor input whose elements start regions along dim 0 of a weight (a
+//              prefill chunk's tokens);
+//   Row:       an i32 scalar input that starts regions along dim 0 of activations only (the row
+//              of a chunk's last real token, whose logits a prefill step returns).
+// An input or output that is none of these has Role::None (written as null). A prefill step's
+// position (pos0) is a Position: it starts the chunk's KV-cache rows.
+enum class Role { None, Token, Position, Logits, NextToken, Tokens, Row };
 constexpr const char* roleName(Role r) {
   switch (r) {
     case Role::None: return "none";
@@ -87,6 +92,8 @@ constexpr const char* roleName(Role r) {
     case Role::Position: return "position";
     case Role::Logits: return "logits";
     case Role::NextToken: return "next_token";
+    case Role::Tokens: return "tokens";
+    case Role::Row: return "row";
   }
   return "?";
 }
@@ -738,7 +745,7 @@ inline void MetadataParser::inputsAndOutputs(const JsonValue& obj, const Scope& 
     in.tensor = tensor ? tensorRef(*tensor, where + ".tensor", true) : -1;
     if (const JsonValue* b = iv.get("bound"); b && b->kind != JsonValue::Null)
       in.bound = rd_.integer(*b, where + ".bound", 0, kMax);
-    in.role = readRole(iv, where, {Role::Token, Role::Position});
+    in.role = readRole(iv, where, {Role::Token, Role::Position, Role::Tokens, Role::Row});
     m.inputs.push_back(std::move(in));
   }
 

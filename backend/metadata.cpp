@@ -33,8 +33,9 @@ abi::TensorMeta::Kind metaKind(ir::Tensor::Kind k) {
 // The runtime checks inputs against the bound before a launch.
 struct InputUse {
   int64_t bound = -1;
-  bool startsWeightRow = false;  // dim 0 of a weight region
-  bool startsState = false;      // any dim of a state tensor's region
+  bool startsWeightRow = false;      // dim 0 of a weight region
+  bool startsState = false;          // any dim of a state tensor's region
+  bool startsActivationRow = false;  // dim 0 of an activation's region
 };
 
 InputUse inputUse(const ir::Graph& g, int input) {
@@ -88,6 +89,7 @@ InputUse inputUse(const ir::Graph& g, int input) {
           tighten(t.shape[d] - std::max<int64_t>(dims[d].length, 1) - *off + 1);
           if (t.kind == ir::Tensor::Weight && d == 0) use.startsWeightRow = true;
           if (t.kind == ir::Tensor::State) use.startsState = true;
+          if (t.kind == ir::Tensor::Activation && d == 0) use.startsActivationRow = true;
         }
       };
       std::function<void(const ir::Expr*)> expr = [&](const ir::Expr* e) {
@@ -113,11 +115,15 @@ InputUse inputUse(const ir::Graph& g, int input) {
   return use;
 }
 
-// A scalar i32 input's role (abi::Role): a position indexes state, a token a weight's rows; one
-// that does both, or neither, is left to the caller to name.
+// An i32 input's role (abi::Role): a position indexes state, a token a weight's rows, and so do
+// a tensor of tokens' elements; a row indexes activations' rows only. One that does several of
+// these, or none, is left to the caller to name.
 abi::Role inputRole(const ir::StepInput& in, const InputUse& use) {
-  if (in.tensor >= 0 || in.dtype != DType::I32 || use.startsWeightRow == use.startsState) return abi::Role::None;
-  return use.startsState ? abi::Role::Position : abi::Role::Token;
+  if (in.dtype != DType::I32) return abi::Role::None;
+  if (in.tensor >= 0) return use.startsWeightRow && !use.startsState ? abi::Role::Tokens : abi::Role::None;
+  if (use.startsWeightRow != use.startsState) return use.startsState ? abi::Role::Position : abi::Role::Token;
+  if (!use.startsWeightRow && use.startsActivationRow) return abi::Role::Row;
+  return abi::Role::None;
 }
 
 // One step's view: the shared weights and state, then its own tensors.

@@ -52,6 +52,32 @@ int64_t decodeSteps(size_t promptTokens, int64_t maxNew) {
   return maxNew == 0 ? int64_t(promptTokens) : int64_t(promptTokens) + maxNew - 1;
 }
 
+void Stepper::prefill(const std::vector<int64_t>&, int64_t) {
+  throw DecodeError("this step runner has no prefill step");
+}
+
+bool usesPrefill(const Stepper& s, const DecodeOptions& o) {
+  return o.prefill && o.maxNew > 0 && !o.keepLogits && s.prefillChunk() > 0;
+}
+
+namespace {
+
+// The prompt tokens the prefill chunks take (the rest go one per step), and how many chunks.
+std::pair<int64_t, int64_t> prefillPlan(const Stepper& s, int64_t promptTokens, const DecodeOptions& o) {
+  if (!usesPrefill(s, o)) return {0, 0};
+  const int64_t T = s.prefillChunk(), bound = s.prefillStartBound();
+  int64_t pos = 0, chunks = 0;
+  while (pos < promptTokens && (bound < 0 || pos < bound)) pos += std::min(T, promptTokens - pos), ++chunks;
+  return {pos, chunks};
+}
+
+}  // namespace
+
+int64_t plannedSteps(const Stepper& s, size_t promptTokens, const DecodeOptions& o) {
+  const auto [consumed, chunks] = prefillPlan(s, int64_t(promptTokens), o);
+  return chunks + decodeSteps(promptTokens, o.maxNew) - consumed;
+}
+
 void checkDecode(Stepper& s, const std::vector<int64_t>& tokens, int64_t maxNew) {
   const Interface io = stepInterface(s);
   if (tokens.empty()) throw DecodeError("nothing to decode: give at least one prompt token");
@@ -85,7 +111,7 @@ DecodeResult decode(Stepper& s, const std::vector<int64_t>& tokens, const Decode
   const Interface io = stepInterface(s);
   DecodeResult r;
   r.promptTokens = int64_t(tokens.size());
-  r.steps = decodeSteps(tokens.size(), o.maxNew);
+  r.steps = plannedSteps(s, tokens.size(), o);
   r.vocab = s.vocab();
   r.timeSource = s.timeSource();
   const bool needLogits = o.keepLogits || !s.hasNext();
@@ -93,31 +119,55 @@ DecodeResult decode(Stepper& s, const std::vector<int64_t>& tokens, const Decode
 
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  std::vector<int64_t> in(2);
   std::vector<float> logits;
-  int64_t token = tokens[0];
-  for (int64_t pos = 0; pos < r.steps; ++pos) {
-    in[size_t(io.token)] = token;
-    in[size_t(io.pos)] = pos;
-    for (size_t i = 0; i < in.size(); ++i)
-      if (std::string p = s.inputProblem(i, in[i]); !p.empty()) throw DecodeError("step " + str(pos + 1) + ": " + p);
-    s.step(in);
+  int64_t steps = 0;  // run so far
+  // After a step: its time, logits and next token. `prompt`: it fed prompt tokens only.
+  auto finish = [&](bool prompt) {
+    ++steps;
     r.stepMs.push_back(s.lastStepMs());
-    if (pos >= r.promptTokens) r.decodeMs.push_back(s.lastStepMs());
+    if (prompt) ++r.promptSteps;
+    else r.decodeMs.push_back(s.lastStepMs());
     if (needLogits) {
       logits = s.logits();
       if (logits.size() != r.vocab)
-        throw DecodeError("step " + str(pos + 1) + " returned " + str(int64_t(logits.size())) + " logits; expected " +
+        throw DecodeError("step " + str(steps) + " returned " + str(int64_t(logits.size())) + " logits; expected " +
                           str(int64_t(r.vocab)));
       if (o.keepLogits) r.logits.insert(r.logits.end(), logits.begin(), logits.end());
     }
     const int64_t next = s.hasNext() ? s.next() : int64_t(std::max_element(logits.begin(), logits.end()) - logits.begin());
-    if (o.afterStep) o.afterStep(pos + 1);
+    if (o.afterStep) o.afterStep(steps);
+    return next;
+  };
+  auto generated = [&](int64_t next) {
+    if (r.generated.empty()) r.ttftMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    r.generated.push_back(next);
+  };
+
+  // The prompt's chunks through the prefill step, then one token per step from `pos` on.
+  const int64_t consumed = prefillPlan(s, r.promptTokens, o).first;
+  int64_t pos = 0, token = tokens[0];
+  while (pos < consumed) {
+    const int64_t n = std::min(s.prefillChunk(), consumed - pos);
+    s.prefill(std::vector<int64_t>(tokens.begin() + pos, tokens.begin() + pos + n), pos);
+    ++r.prefillSteps;
+    r.prefillChunk = s.prefillChunk();
+    const int64_t next = finish(true);
+    pos += n;
+    if (pos == r.promptTokens) generated(next), token = next;
+    else if (pos == consumed) token = tokens[size_t(pos)];
+  }
+  std::vector<int64_t> in(2);
+  for (const int64_t end = decodeSteps(tokens.size(), o.maxNew); pos < end; ++pos) {
+    in[size_t(io.token)] = token;
+    in[size_t(io.pos)] = pos;
+    for (size_t i = 0; i < in.size(); ++i)
+      if (std::string p = s.inputProblem(i, in[i]); !p.empty()) throw DecodeError("step " + str(steps + 1) + ": " + p);
+    s.step(in);
+    const int64_t next = finish(pos < r.promptTokens);
     if (pos + 1 < r.promptTokens) {
       token = tokens[size_t(pos + 1)];
     } else {
-      if (r.generated.empty()) r.ttftMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-      r.generated.push_back(next);
+      generated(next);
       token = next;
     }
   }
@@ -152,9 +202,21 @@ std::vector<std::string> decodeReport(const DecodeResult& r) {
   std::snprintf(buf, sizeof buf, "%lld steps (%lld prompt tokens, %lld generated)", (long long)r.steps,
                 (long long)r.promptTokens, (long long)r.generated.size());
   lines.push_back(buf);
-  if (r.ttftMs >= 0) {
+  if (r.ttftMs >= 0 && r.prefillSteps == 0) {
     std::snprintf(buf, sizeof buf, "time to first token: %.3f ms (the %lld prompt steps, host wall clock)", r.ttftMs,
                   (long long)r.promptTokens);
+    lines.push_back(buf);
+  } else if (r.ttftMs >= 0) {
+    const int64_t single = r.promptSteps - r.prefillSteps;
+    const std::string rest = single ? ", then " + str(single) + " one token per step" : "";
+    std::snprintf(buf, sizeof buf, "time to first token: %.3f ms (the %lld prompt tokens in %lld prefill step%s of %lld%s, host wall clock)",
+                  r.ttftMs, (long long)r.promptTokens, (long long)r.prefillSteps, r.prefillSteps == 1 ? "" : "s",
+                  (long long)r.prefillChunk, rest.c_str());
+    lines.push_back(buf);
+    double sum = 0;
+    for (int64_t i = 0; i < r.prefillSteps; ++i) sum += r.stepMs[size_t(i)];
+    std::snprintf(buf, sizeof buf, "prefill: %.3f ms in %lld step%s (%s)", sum, (long long)r.prefillSteps,
+                  r.prefillSteps == 1 ? "" : "s", r.timeSource.c_str());
     lines.push_back(buf);
   }
   if (!r.decodeMs.empty())
@@ -187,16 +249,65 @@ void MetadataStepper::step(const std::vector<int64_t>&) {
 std::vector<float> MetadataStepper::logits() { throw DecodeError("no step has run"); }
 int64_t MetadataStepper::next() { throw DecodeError("no step has run"); }
 
-MkrtStepper::MkrtStepper(mkrt::Model& model) : model_(model) {
+MkrtStepper::MkrtStepper(mkrt::Model& model) : model_(model), decodeStep_(model.selectedStep()) {
   const auto ins = model_.inputs();
   for (size_t i = 0; i < ins.size(); ++i) inputs_.push_back({ins[i].name, model_.inputBound(i), abi::Role(ins[i].role)});
   for (const mkrt_tensor_info& o : model_.outputs()) {
     if (logits_.empty() && o.role == MKRT_ROLE_LOGITS) logits_ = o.name, vocab_ = o.elements;
     if (next_.empty() && o.role == MKRT_ROLE_NEXT_TOKEN) next_ = o.name;
   }
+  // The prefill step: inputs Tokens [T], Position and Row; logits of the decode step's length.
+  size_t fewestOutputs = SIZE_MAX;
+  for (const std::string& name : model_.stepNames()) {
+    if (name == decodeStep_) continue;
+    model_.selectStep(name);
+    PrefillStep p;
+    p.step = name;
+    const auto pins = model_.inputs();
+    bool other = false;
+    for (size_t i = 0; i < pins.size(); ++i) {
+      const mkrt_tensor_info& in = pins[i];
+      if (in.role == MKRT_ROLE_TOKENS && in.rank == 1 && p.tokens.empty()) p.tokens = in.name, p.chunk = in.shape[0];
+      else if (in.role == MKRT_ROLE_POSITION && in.rank == 0 && p.pos0.empty()) p.pos0 = in.name, p.startBound = model_.inputBound(i);
+      else if (in.role == MKRT_ROLE_ROW && in.rank == 0 && p.row.empty()) p.row = in.name;
+      else other = true;
+    }
+    const auto outs = model_.outputs();
+    for (const mkrt_tensor_info& o : outs) {
+      if (p.logits.empty() && o.role == MKRT_ROLE_LOGITS && o.elements == vocab_) p.logits = o.name;
+      if (p.next.empty() && o.role == MKRT_ROLE_NEXT_TOKEN) p.next = o.name;
+    }
+    if (other || p.tokens.empty() || p.pos0.empty() || p.row.empty() || p.logits.empty() || p.chunk <= 0 ||
+        (next_.empty() != p.next.empty()) || outs.size() >= fewestOutputs)
+      continue;
+    fewestOutputs = outs.size();
+    prefill_ = p;
+  }
+  model_.selectStep(decodeStep_);
+}
+
+void MkrtStepper::select(const std::string& step) {
+  if (model_.selectedStep() != step) model_.selectStep(step);
+}
+
+void MkrtStepper::prefill(const std::vector<int64_t>& tokens, int64_t pos0) {
+  if (!prefill_) Stepper::prefill(tokens, pos0);
+  const PrefillStep& p = *prefill_;
+  if (tokens.empty() || int64_t(tokens.size()) > p.chunk)
+    throw DecodeError("a prefill chunk holds 1 .. " + str(p.chunk) + " tokens; got " + str(int64_t(tokens.size())));
+  select(p.step);
+  std::vector<int32_t> padded(size_t(p.chunk), 0);
+  for (size_t i = 0; i < tokens.size(); ++i) padded[i] = int32_t(tokens[i]);
+  model_.setInput(p.tokens, padded, {p.chunk});
+  model_.setInput(p.pos0, int32_t(pos0));
+  model_.setInput(p.row, int32_t(tokens.size() - 1));
+  model_.step();
+  inPrefill_ = true;
 }
 
 void MkrtStepper::step(const std::vector<int64_t>& inputs) {
+  select(decodeStep_);
+  inPrefill_ = false;
   if (inputs.size() != inputs_.size())
     throw DecodeError("the step takes " + str(int64_t(inputs_.size())) + " inputs; got " + str(int64_t(inputs.size())));
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -207,9 +318,9 @@ void MkrtStepper::step(const std::vector<int64_t>& inputs) {
   model_.step();
 }
 
-std::vector<float> MkrtStepper::logits() { return model_.output(logits_); }
+std::vector<float> MkrtStepper::logits() { return model_.output(inPrefill_ ? prefill_->logits : logits_); }
 
-int64_t MkrtStepper::next() { return model_.outputInts(next_).at(0); }
+int64_t MkrtStepper::next() { return model_.outputInts(inPrefill_ ? prefill_->next : next_).at(0); }
 
 int64_t traceStepOf(int64_t step, int64_t steps) {
   if (step < 0 || step > steps)

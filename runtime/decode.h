@@ -1,6 +1,7 @@
-// The decode loop, once for every device: prefill (the prompt one token per step), greedy decoding
-// (each step's next token fed back), teacher forcing (--max-new 0: every given token is one step),
-// the logits of every step (for --dump-logits and comparisons) and the latency statistics.
+// The decode loop, once for every device: the prompt (in chunks through the program's prefill step
+// where it has one, else one token per step), greedy decoding (each step's next token fed back),
+// teacher forcing (--max-new 0: every given token is one step), the logits of every step (for
+// --dump-logits and comparisons) and the latency statistics.
 // `mkrt-run` and `mkdsl run --device cuda` drive it with MkrtStepper (a kernel on a GPU, through
 // mkrt); `mkdsl run --device cpu` with a stepper over the CPU interpreter (tools/mkdsl: the
 // runtime includes nothing of the compiler).
@@ -11,10 +12,20 @@
 // prompt) the token the previous step generated. The logits are the output marked Logits; the next
 // token the one marked NextToken, else the argmax of the logits. With P prompt tokens and max-new N > 0 it runs P + N - 1 steps and
 // generates N tokens; with N = 0 it runs P steps and generates none.
+//
+// Prefill: when the stepper has a prefill step (Stepper::prefillChunk), generation (N > 0) without
+// kept logits feeds the prompt to it in chunks of T tokens: chunk c holds tokens cT .. cT + T - 1
+// at positions from cT (the last chunk may be partial: the step is told its last real row, and the
+// padding rows' cache entries are overwritten by the decode steps after it), as long as a chunk
+// fits the KV cache from there (pos0's bound); the rest of the prompt goes one token per step.
+// The last prompt step's next token is the first generated one, as without prefill. Teacher
+// forcing and kept logits (--dump-logits, --compare-logits) run one token per step, so that every
+// position has its logits.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -60,11 +71,22 @@ class Stepper {
   // launch", "interpreter host time per step").
   virtual double lastStepMs() const = 0;
   virtual std::string timeSource() const = 0;
+
+  // The program's prefill step, where the stepper has one: the tokens it takes per step (its
+  // Role::Tokens input's length), else 0 (then the prompt runs one token per step).
+  virtual int64_t prefillChunk() const { return 0; }
+  // The exclusive bound of the position a chunk may start at (its Role::Position input: the chunk
+  // must fit the KV cache from there); -1 for none.
+  virtual int64_t prefillStartBound() const { return -1; }
+  // Runs the prefill step on `tokens` (1 .. prefillChunk() of them; padded) at positions from
+  // `pos0`. Afterwards logits() and next() are its last real row's, and lastStepMs() its time.
+  virtual void prefill(const std::vector<int64_t>& tokens, int64_t pos0);
 };
 
 struct DecodeOptions {
   int64_t maxNew = 16;      // 0: teacher forcing
   bool keepLogits = false;  // keep every step's logits in DecodeResult::logits
+  bool prefill = true;      // feed the prompt through the prefill step where there is one (above)
   // Called after each step (1-based) once its outputs are read, e.g. to read a trace
   // (TraceCapture); between steps, so it is not part of any step's time.
   std::function<void(int64_t step)> afterStep = nullptr;
@@ -72,6 +94,9 @@ struct DecodeOptions {
 
 struct DecodeResult {
   int64_t steps = 0, promptTokens = 0;
+  int64_t promptSteps = 0;     // the steps that fed the prompt
+  int64_t prefillSteps = 0;    // ... of them, chunks through the prefill step
+  int64_t prefillChunk = 0;    // the chunk length when there were any
   size_t vocab = 0;
   std::vector<int64_t> generated;  // max-new ids (none with teacher forcing)
   std::vector<float> logits;       // [steps, vocab] row-major, with keepLogits
@@ -82,8 +107,13 @@ struct DecodeResult {
   std::string timeSource;
 };
 
-// The steps decoding `tokens` with `maxNew` takes: P + N - 1, or P for teacher forcing.
+// The steps decoding `tokens` with `maxNew` takes one token per step: P + N - 1, or P for
+// teacher forcing.
 int64_t decodeSteps(size_t promptTokens, int64_t maxNew);
+// Whether decode() feeds this prompt to the stepper's prefill step.
+bool usesPrefill(const Stepper& stepper, const DecodeOptions& options);
+// The steps decode() takes for `tokens` with `options` (prefill chunks counted as one step each).
+int64_t plannedSteps(const Stepper& stepper, size_t promptTokens, const DecodeOptions& options);
 
 // Checks everything that can be checked before the first step, with messages that say why:
 // the step's interface, every prompt token below the vocabulary (the token input's bound, else
@@ -101,6 +131,8 @@ std::string latencySummary(std::vector<double> ms);
 // The lines both runners print on stderr after decoding (each prefixed with the tool's name):
 //   6 steps (3 prompt tokens, 4 generated)
 //   time to first token: 1.234 ms (the 3 prompt steps, host wall clock)
+// (with prefill: "(the 512 prompt tokens in 4 prefill steps of 128, host wall clock)", and a
+// line with the prefill steps' own times)
 //   per-token latency (3 decode steps, GPU time per launch): median 0.250 ms, p90 0.250 ms, p99 0.250 ms
 //   step time (all 6 steps, GPU time per launch): median 0.250 ms, p90 0.250 ms, p99 0.250 ms
 // (with teacher forcing the time to first token is the time of all steps, and there is no
@@ -136,6 +168,9 @@ class MetadataStepper : public Stepper {
 };
 
 // A kernel on a GPU through the host runtime (mkrt.hpp): the model must have its weights.
+// The model's prefill step, when the program has one (mkrt_select_step): a step whose inputs are
+// Tokens, Position and Row and whose outputs have Logits, the one with the fewest outputs (a
+// `prefill` over a `prefill_logits`). Decode steps run the step selected when the stepper is made.
 class MkrtStepper : public Stepper {
  public:
   explicit MkrtStepper(mkrt::Model& model);
@@ -148,12 +183,25 @@ class MkrtStepper : public Stepper {
   int64_t next() override;
   double lastStepMs() const override { return model_.lastStepMs(); }
   std::string timeSource() const override { return "GPU time per launch"; }
+  int64_t prefillChunk() const override { return prefill_ ? prefill_->chunk : 0; }
+  int64_t prefillStartBound() const override { return prefill_ ? prefill_->startBound : -1; }
+  void prefill(const std::vector<int64_t>& tokens, int64_t pos0) override;
 
  private:
+  // What one of the model's steps reads and writes, by name.
+  struct PrefillStep {
+    std::string step, tokens, pos0, row, logits, next;
+    int64_t chunk = 0, startBound = -1;
+  };
+  void select(const std::string& step);
+
   mkrt::Model& model_;
+  std::string decodeStep_;  // the step selected when made
   std::vector<StepperInput> inputs_;
   std::string logits_, next_;  // output names ("" none)
   size_t vocab_ = 0;
+  std::optional<PrefillStep> prefill_;
+  bool inPrefill_ = false;  // the last run was the prefill step's
 };
 
 // The step `--trace-step` names (1-based; 0 for the last of `steps`); throws DecodeError when the

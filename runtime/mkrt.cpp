@@ -42,7 +42,8 @@ static_assert(MKRT_BF16 == int(DType::BF16) && MKRT_F16 == int(DType::F16) && MK
 mkrt_dtype toApi(DType t) { return mkrt_dtype(int(t)); }
 static_assert(MKRT_ROLE_NONE == int(abi::Role::None) && MKRT_ROLE_TOKEN == int(abi::Role::Token) &&
                   MKRT_ROLE_POSITION == int(abi::Role::Position) && MKRT_ROLE_LOGITS == int(abi::Role::Logits) &&
-                  MKRT_ROLE_NEXT_TOKEN == int(abi::Role::NextToken),
+                  MKRT_ROLE_NEXT_TOKEN == int(abi::Role::NextToken) && MKRT_ROLE_TOKENS == int(abi::Role::Tokens) &&
+                  MKRT_ROLE_ROW == int(abi::Role::Row),
               "mkrt.h's mkrt_role and abi/metadata.h disagree");
 mkrt_role toApi(abi::Role r) { return mkrt_role(int(r)); }
 

@@ -62,13 +62,17 @@ typedef enum mkrt_dtype { MKRT_BF16 = 0, MKRT_F16 = 1, MKRT_F32 = 2, MKRT_I32 = 
 /* What a step input or output is for, as the compiler found it in the program (never from its
  * name): the token (an i32 scalar indexing a weight's rows, the embedding), the position (an i32
  * scalar indexing state, the KV cache), the logits (the first f32 vector output) and the next token
- * (the first i32 scalar output). A decode loop feeds and reads these. */
+ * (the first i32 scalar output); for a prefill step also the tokens (an i32 tensor whose elements
+ * index a weight's rows: the chunk's tokens) and the row (an i32 scalar indexing activations' rows
+ * only: the chunk's last real token). A decode loop feeds and reads these. */
 typedef enum mkrt_role {
   MKRT_ROLE_NONE = 0,
   MKRT_ROLE_TOKEN = 1,
   MKRT_ROLE_POSITION = 2,
   MKRT_ROLE_LOGITS = 3,
-  MKRT_ROLE_NEXT_TOKEN = 4
+  MKRT_ROLE_NEXT_TOKEN = 4,
+  MKRT_ROLE_TOKENS = 5,
+  MKRT_ROLE_ROW = 6
 } mkrt_role;
 
 /* A step input or output. Pointers stay valid while the model is open. */

@@ -596,10 +596,14 @@ TEST_CASE("mkdsl run --device cuda: no driver here, and the fake driver") {
   CHECK(r.exitCode == 0);
   CHECK(r.out == "0,0,0,0\n");
   CHECK(r.err.find("mkdsl: device 0 (Fake GPU, sm_90, 132 SMs); weights loaded in ") == 0);
-  CHECK(r.err.find("mkdsl: 6 steps (3 prompt tokens, 4 generated)") != std::string::npos);
-  CHECK(r.err.find("mkdsl: time to first token: ") != std::string::npos);
+  // The prompt through the prefill step (one chunk), then 3 decode steps.
+  CHECK(r.err.find("mkdsl: 4 steps (3 prompt tokens, 4 generated)") != std::string::npos);
+  CHECK(r.err.find(" ms (the 3 prompt tokens in 1 prefill step of 16, host wall clock)") != std::string::npos);
   CHECK(r.err.find("mkdsl: per-token latency (3 decode steps, GPU time per launch): median 0.250 ms, p90 0.250 ms, p99 0.250 ms") !=
         std::string::npos);
+  r = runMkdsl(cudaArgs("--random-weights 7 --tokens 1,2,3 --max-new 4 --no-prefill"), fake);
+  CHECK(r.exitCode == 0);
+  CHECK(r.err.find("mkdsl: 6 steps (3 prompt tokens, 4 generated)") != std::string::npos);
   r = runMkdsl(cudaArgs("--weights '" + kData + "/tiny_llama.safetensors' --tokens 5,6,7,8 --max-new 0 --dump-logits '" +
                         tmp.file("l.npy") + "'"),
                fake);

@@ -189,7 +189,7 @@ TEST_CASE("metadataJson: input and output roles come from what the program does,
   CHECK(m.outputs[1].role == abi::Role::NextToken);
 }
 
-TEST_CASE("metadataJson: an input that starts regions at an offset is bounded for the largest one") {
+TEST_CASE("metadataJson: an input that starts regions at an offset is bounded for the largest one; prefill roles") {
   // The prefill's pos0 starts the caches' rows at pos0 + b * BT for chunk rows 0 .. chunk - 1, so
   // pos0 + chunk must fit max_seq (64): the bound is 64 - 16 + 1. `last` picks one of the chunk's
   // 16 rows; every element of the tokens tensor indexes the embedding's 256 rows.
@@ -206,13 +206,13 @@ TEST_CASE("metadataJson: an input that starts regions at an offset is bounded fo
   REQUIRE(m.inputs.size() == 3);
   CHECK(m.inputs[0].name == "tokens");
   CHECK(m.inputs[0].bound == 256);
-  CHECK(m.inputs[0].role == abi::Role::None);
+  CHECK(m.inputs[0].role == abi::Role::Tokens);
   CHECK(m.inputs[1].name == "pos0");
   CHECK(m.inputs[1].bound == 49);
   CHECK(m.inputs[1].role == abi::Role::Position);
   CHECK(m.inputs[2].name == "last");
   CHECK(m.inputs[2].bound == 16);
-  CHECK(m.inputs[2].role == abi::Role::None);
+  CHECK(m.inputs[2].role == abi::Role::Row);
 }
 
 TEST_CASE("metadataText: a program of two steps, its exact text and its round trip") {

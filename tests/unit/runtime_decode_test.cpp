@@ -47,6 +47,18 @@ struct ScriptedStepper : rt::Stepper {
   std::string timeSource() const override { return "test time"; }
 };
 
+// The same with a prefill step of 4 tokens whose chunk must fit the 8 positions (pos0 <= 4); its
+// logits and next token are those ScriptedStepper gives for the chunk's last token.
+struct PrefillStepper : ScriptedStepper {
+  std::vector<std::pair<std::vector<int64_t>, int64_t>> chunks;  // (tokens, pos0) per prefill
+  int64_t prefillChunk() const override { return 4; }
+  int64_t prefillStartBound() const override { return posBound - 4 + 1; }
+  void prefill(const std::vector<int64_t>& tokens, int64_t pos0) override {
+    chunks.push_back({tokens, pos0});
+    seen.push_back({tokens.back(), pos0 + int64_t(tokens.size()) - 1});
+  }
+};
+
 std::string errorOf(rt::Stepper& s, const std::vector<int64_t>& tokens, int64_t maxNew) {
   try {
     rt::decode(s, tokens, {maxNew, false});
@@ -93,6 +105,64 @@ TEST_CASE("decode: prefill, then greedy from the step's next token or the logits
   r = rt::decode(a, {1, 2, 3}, {4, false});
   CHECK(r.generated == std::vector<int64_t>{4, 5, 6, 7});
   CHECK(r.logits.empty());
+}
+
+TEST_CASE("decode: the prompt in chunks through the prefill step, the tail one token per step") {
+  using Chunks = std::vector<std::pair<std::vector<int64_t>, int64_t>>;
+  SUBCASE("a full chunk and a partial one, then greedy decoding") {
+    PrefillStepper s;
+    s.posBound = 16;
+    rt::DecodeOptions o;
+    o.maxNew = 3;
+    CHECK(rt::plannedSteps(s, 6, o) == 2 + 2);
+    rt::DecodeResult r = rt::decode(s, {1, 2, 3, 4, 5, 6}, o);
+    CHECK(s.chunks == Chunks{{{1, 2, 3, 4}, 0}, {{5, 6}, 4}});
+    // The last chunk's next token (3 * 6 % 10 = 8) is the first generated; then 4 (3 * 8), 2.
+    CHECK(r.generated == std::vector<int64_t>{8, 4, 2});
+    REQUIRE(s.seen.size() == 4);
+    CHECK(s.seen[2] == std::vector<int64_t>{8, 6});  // decode steps at positions 6 and 7
+    CHECK(s.seen[3] == std::vector<int64_t>{4, 7});
+    CHECK(r.steps == 4);
+    CHECK(r.promptSteps == 2);
+    CHECK(r.prefillSteps == 2);
+    CHECK(r.decodeMs == std::vector<double>{3, 4});
+    const auto lines = rt::decodeReport(r);
+    REQUIRE(lines.size() == 5);
+    CHECK(lines[1].find(" ms (the 6 prompt tokens in 2 prefill steps of 4, host wall clock)") != std::string::npos);
+    CHECK(lines[2] == "prefill: 3.000 ms in 2 steps (test time)");
+  }
+  SUBCASE("a chunk that would not fit the KV cache leaves the rest to decode steps") {
+    PrefillStepper s;  // 8 positions: chunks may start at 0 .. 4
+    rt::DecodeResult r = rt::decode(s, {1, 2, 3, 4, 5, 6}, {2, false});
+    CHECK(s.chunks == Chunks{{{1, 2, 3, 4}, 0}, {{5, 6}, 4}});
+    r = rt::decode(s = PrefillStepper(), {1, 2, 3, 4, 5, 6, 7}, {1, false});
+    // Chunks at 0 and 4 take all seven tokens; nothing is left for decode steps.
+    CHECK(s.chunks == Chunks{{{1, 2, 3, 4}, 0}, {{5, 6, 7}, 4}});
+    CHECK(r.generated == std::vector<int64_t>{1});  // 3 * 7 % 10
+    s = PrefillStepper();
+    s.posBound = 6;  // chunks may start at 0 .. 2: the second would start at 4
+    r = rt::decode(s, {1, 2, 3, 4, 5}, {1, false});
+    CHECK(s.chunks == Chunks{{{1, 2, 3, 4}, 0}});
+    REQUIRE(s.seen.size() == 2);
+    CHECK(s.seen[1] == std::vector<int64_t>{5, 4});  // the fifth token at position 4, a decode step
+    CHECK(r.promptSteps == 2);
+    CHECK(r.generated == std::vector<int64_t>{5});
+    CHECK(rt::decodeReport(r)[1].find("in 1 prefill step of 4, then 1 one token per step") != std::string::npos);
+  }
+  SUBCASE("teacher forcing, kept logits and DecodeOptions::prefill off run one token per step") {
+    for (int c = 0; c < 3; ++c) {
+      PrefillStepper s;
+      rt::DecodeOptions o;
+      o.maxNew = c == 0 ? 0 : 2;
+      o.keepLogits = c == 1;
+      o.prefill = c != 2;
+      CAPTURE(c);
+      CHECK_FALSE(rt::usesPrefill(s, o));
+      rt::decode(s, {1, 2, 3}, o);
+      CHECK(s.chunks.empty());
+      CHECK(s.seen.size() == size_t(c == 0 ? 3 : 4));
+    }
+  }
 }
 
 TEST_CASE("decode: the after-step hook sees every step once, in order, after it ran") {

@@ -154,7 +154,7 @@ TEST_CASE("runtime metadata: a good file, field by field") {
             .role == mk::abi::Role::Logits);
   auto roleError = [](const std::string& from, const std::string& to) { return parseError(mutated(from, to)); };
   CHECK(roleError(R"("tensor": null})", R"("tensor": null, "role": "logits"})") ==
-        "k.meta.json: malformed metadata: \"inputs\"[0]: role \"logits\" is not \"token\" or \"position\" (or null)");
+        "k.meta.json: malformed metadata: \"inputs\"[0]: role \"logits\" is not \"token\" or \"position\" or \"tokens\" or \"row\" (or null)");
   CHECK(roleError(R"({"name": "y", "tensor": "y"})", R"({"name": "y", "tensor": "y", "role": "token"})") ==
         "k.meta.json: malformed metadata: \"outputs\"[0]: role \"token\" is not \"logits\" or \"next_token\" (or null)");
   CHECK(roleError(R"("tensor": null})", R"("tensor": null, "role": 3})").find("\"inputs\"[0].role is") != std::string::npos);

@@ -647,15 +647,22 @@ TEST_CASE("mkrt-run: the standalone runner on the fake driver, its errors, and i
   env.set("MKRT_CUDA_LIBRARY", fakeDriver());
   const std::string ptxArg = "--ptx '" + (dir / "tiny.ptx") + "'";
 
-  // Greedy: the ids on stdout (the fake kernel computes nothing: token 0 each time), timings on stderr.
+  // Greedy: the ids on stdout (the fake kernel computes nothing: token 0 each time), timings on
+  // stderr. The prompt goes through the program's prefill step (one chunk of 16), then 3 decode steps.
   RunResult r = runTool(ptxArg + " --random-weights 7 --tokens 1,2,3 --max-new 4", dir);
   CHECK(r.status == 0);
   CHECK(r.out == "0,0,0,0\n");
   CHECK(r.err.find("mkrt-run: device 0 (Fake GPU, sm_90, 132 SMs)") != std::string::npos);
-  CHECK(r.err.find("mkrt-run: 6 steps (3 prompt tokens, 4 generated)") != std::string::npos);
-  CHECK(r.err.find("time to first token: ") != std::string::npos);
+  CHECK(r.err.find("mkrt-run: 4 steps (3 prompt tokens, 4 generated)") != std::string::npos);
+  CHECK(r.err.find(" ms (the 3 prompt tokens in 1 prefill step of 16, host wall clock)") != std::string::npos);
+  CHECK(r.err.find("mkrt-run: prefill: 0.250 ms in 1 step (GPU time per launch)") != std::string::npos);
   CHECK(r.err.find("per-token latency (3 decode steps, GPU time per launch): median 0.250 ms, p90 0.250 ms, p99 0.250 ms") !=
         std::string::npos);
+  // --no-prefill: the prompt one token per decode step.
+  r = runTool(ptxArg + " --random-weights 7 --tokens 1,2,3 --max-new 4 --no-prefill", dir);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("mkrt-run: 6 steps (3 prompt tokens, 4 generated)") != std::string::npos);
+  CHECK(r.err.find(" ms (the 3 prompt steps, host wall clock)") != std::string::npos);
   // Teacher forcing with a logits dump: [steps, vocab] float32, nothing on stdout.
   r = runTool(ptxArg + " --meta '" + (dir / "tiny.meta.json") + "' --weights '" + MK_SOURCE_DIR +
                   "/tests/data/tiny_llama.safetensors' --tokens 5,6,7,8 --max-new 0 --dump-logits '" + (dir / "l.npy") + "'",

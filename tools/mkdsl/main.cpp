@@ -121,6 +121,9 @@ Options for run (and --gpu, --sms, --smem, --warp, --l2-ahead, --target as for b
                                     of the last step started, was ready and ended as a Chrome
                                     trace (ui.perfetto.dev); a summary per op and SM on stderr
   --trace-step N                    trace step N (1-based) instead of the last
+  --no-prefill                      cuda: feed the prompt one token per decode step even where the
+                                    program has a prefill step (as cpu, teacher forcing,
+                                    --dump-logits and --trace always do)
   Prints the generated ids on stdout; the time to first token and the per-token latency
   (median, p90, p99) on stderr.
 
@@ -170,6 +173,7 @@ struct Args {
   std::string dumpLogits;
   std::string trace;           // run --trace FILE.json
   int64_t traceStep = 0;       // run --trace-step N (0: the last)
+  bool prefill = true;         // run: the prompt through the program's prefill step (cuda)
   bool json = false;
   unsigned maxErrors = 20;
   enum class Color { Auto, Always, Never } color = Color::Auto;
@@ -409,6 +413,8 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
       } else if (cmd == "run" && is(arg, "--trace")) {
         if (!value(i, "--trace", v) || v.empty()) return "--trace needs a file to write the trace to (FILE.json)";
         a.trace = v;
+      } else if (cmd == "run" && arg == "--no-prefill") {
+        a.prefill = false;
       } else if (cmd == "run" && is(arg, "--trace-step")) {
         if (!value(i, "--trace-step", v) || !number(v, n) || n == 0) return "--trace-step needs a step number (1 is the first)";
         a.traceStep = n;
@@ -921,6 +927,8 @@ int runRun(const Args& a) {
     mk::runtime::DecodeOptions options;
     options.maxNew = a.maxNew;
     options.keepLogits = !a.dumpLogits.empty();
+    // A trace reads the decode step's records: its steps must all be decode steps.
+    options.prefill = a.prefill && a.trace.empty();
     mk::runtime::DecodeResult result;
     std::vector<std::string> traceLines;  // --trace: the summary, after the timings
     std::string device;

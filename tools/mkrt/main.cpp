@@ -38,15 +38,17 @@ namespace {
 const char* kUsage = R"(usage: mkrt-run --ptx FILE.ptx [--meta FILE.meta.json] (--weights PATH | --random-weights SEED)
                 --tokens 1,2,3 [--max-new N] [--dump-logits FILE.npy] [--compare-logits REF.npy]
                 [--tolerance X] [--timeout-ms N] [--device N] [--trace FILE.json [--trace-step N]]
+                [--no-prefill]
 
-Runs a megakernel built by `mkdsl build MODEL.mk -o FILE.ptx` on a CUDA GPU: the prompt one token
-per step, then greedy decoding; the decode loop of `mkdsl run` (runtime/decode.h).
+Runs a megakernel built by `mkdsl build MODEL.mk -o FILE.ptx` on a CUDA GPU: the prompt in chunks
+through the program's prefill step where it has one (else one token per step), then greedy
+decoding; the decode loop of `mkdsl run` (runtime/decode.h).
 
   --ptx FILE               the kernel: PTX (or a cubin) from `mkdsl build`
   --meta FILE              its metadata sidecar (default: FILE with .meta.json for extension)
   --weights PATH           a .safetensors file, or a folder of shards with an index
   --random-weights SEED    deterministic random weights instead (identical to mkdsl run's)
-  --tokens 1,2,3           the prompt; each token is one decode step
+  --tokens 1,2,3           the prompt
   --max-new N              greedy tokens to generate after the prompt (default 16);
                            0 feeds the given tokens only (teacher forcing)
   --dump-logits FILE.npy   every step's logits as float32 [steps, vocab]
@@ -61,6 +63,9 @@ per step, then greedy decoding; the decode loop of `mkdsl run` (runtime/decode.h
                            last step started, was ready and ended as a Chrome trace (open it in
                            ui.perfetto.dev), and print a summary per op and SM on stderr
   --trace-step N           trace step N (1-based) instead of the last
+  --no-prefill             feed the prompt one token per decode step even where the program has a
+                           prefill step (as teacher forcing, --dump-logits, --compare-logits and
+                           --trace always do: every step is then a decode step with its logits)
 
 Prints the generated ids on stdout (one line, comma-separated; nothing with --max-new 0), and on
 stderr the device, the time to first token (host wall clock, prompt included), the per-token
@@ -78,6 +83,7 @@ struct Args {
   int64_t maxNew = 16;
   int64_t timeoutMs = 2000;
   int64_t device = 0;
+  bool prefill = true;
 };
 
 int usage(const std::string& msg) {
@@ -140,6 +146,8 @@ std::string parse(int argc, char** argv, Args& a) {
     } else if (arg == "--max-new") {
       if (!take("--max-new") || !number(value, n)) return "--max-new needs a non-negative integer";
       a.maxNew = n;
+    } else if (arg == "--no-prefill") {
+      a.prefill = false;
     } else if (arg == "--dump-logits") {
       if (!take("--dump-logits")) return "--dump-logits needs a file";
       a.dumpLogits = value;
@@ -216,7 +224,12 @@ int run(const Args& a) {
   mk::runtime::MkrtStepper stepper(m);
   mk::runtime::checkDecode(stepper, a.tokens, a.maxNew);
   const size_t vocab = stepper.vocab();
-  const int64_t steps = mk::runtime::decodeSteps(a.tokens.size(), a.maxNew);
+  mk::runtime::DecodeOptions options;
+  options.maxNew = a.maxNew;
+  options.keepLogits = !a.dumpLogits.empty() || !a.compareLogits.empty();
+  // A trace reads the decode step's records: its steps must all be decode steps.
+  options.prefill = a.prefill && a.trace.empty();
+  const int64_t steps = mk::runtime::plannedSteps(stepper, a.tokens.size(), options);
   std::optional<mk::runtime::TraceCapture> trace;
   if (!a.trace.empty()) trace.emplace(m, a.traceStep, steps);
   std::optional<mk::runtime::NpyArray> reference;
@@ -233,9 +246,6 @@ int run(const Args& a) {
   else m.loadWeights(a.weights);
   const double loadS = std::chrono::duration<double>(Clock::now() - t0).count();
 
-  mk::runtime::DecodeOptions options;
-  options.maxNew = a.maxNew;
-  options.keepLogits = !a.dumpLogits.empty() || reference.has_value();
   if (trace) options.afterStep = [&](int64_t step) { trace->afterStep(step); };
   const mk::runtime::DecodeResult r = mk::runtime::decode(stepper, a.tokens, options);
   if (!a.dumpLogits.empty()) mk::runtime::writeNpy(a.dumpLogits, r.steps, int64_t(vocab), r.logits);
