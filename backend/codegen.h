@@ -65,6 +65,9 @@ struct TaskEnv {
   llvm::Value* sm = nullptr, *epoch = nullptr, *timeout = nullptr, *taskId = nullptr;
   llvm::BasicBlock* exit = nullptr;  // where a failed wait goes (after recording)
   int64_t* tilePeak = nullptr;       // the largest tile area any task used, bytes
+  // The block's shared memory (ir::TargetDesc::smemPerBlock) and what the ring needs of it at the
+  // least: a loop's copy pipeline (mma.cpp) takes stages from what is left.
+  int64_t smemPerBlock = 0, ringNeedBytes = 0;
   // Told of each bf16/f16 `mma` that takes the scalar lowering (its shape does not fit the
   // matrix instruction), with why; the kernel reports each source place once, as a warning.
   std::function<void(const ir::Expr&, const std::string&)> scalarMma;

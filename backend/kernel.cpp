@@ -461,6 +461,8 @@ class KernelBuilder {
     env.ringBase = ringBase;
     env.ringSlots = ringSlots;
     env.slotBytes = k.shape.slotBytes;
+    env.smemPerBlock = mk_.target.smemPerBlock;
+    env.ringNeedBytes = k.shape.ring ? int64_t(std::max(2, k.shape.needSlots)) * k.shape.slotBytes + 128 : 0;
     env.seq = k.seqSlot;
     env.ablateCopies = opt_.ablation == Ablation::WeightCopies;
     env.ablateMath = opt_.ablation == Ablation::WeightMath;

@@ -148,12 +148,13 @@ class Target {
   }
 
   // --- The compute threads' own asynchronous copies (a copy pipeline inside a loop), with
-  // copy16: commit closes the calling thread's copies issued since the last commit into a group;
-  // wait returns once all its groups have landed (a barrier then shows them to the block). A
-  // target without them (the default) stages synchronously, and neither is called.
+  // copy16: commit closes the calling thread's copies issued since the last commit into a group
+  // (possibly empty); wait returns once at most `pending` of its newest groups are still in
+  // flight (a barrier then shows the landed ones to the block). A target without them (the
+  // default) stages synchronously, and neither is called.
   virtual bool asyncCopies() const { return false; }
   virtual void asyncCopiesCommit(Builder&) const { unavailable("async copies"); }
-  virtual void asyncCopiesWait(Builder&) const { unavailable("async copies"); }
+  virtual void asyncCopiesWait(Builder&, int /*pending*/) const { unavailable("async copies"); }
 
   // --- Prefetching (hints: a target without them does nothing).
   // Brings the cache line at global `ptr` towards the SM (for a table read soon).

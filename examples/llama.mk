@@ -9,6 +9,7 @@
 //   mkdsl build examples/llama.mk --config tiny          # the test model (examples/llama_tiny.mk)
 import std.embed;
 import std.llama;
+import std.norm;
 import std.sampling;
 
 /// Llama-3.2-1B (meta-llama/Llama-3.2-1B), the default configuration.
@@ -70,19 +71,32 @@ config llama_3_2_1b {
     attn_splits = 4;
     /// Tuning: cache positions per attention chunk; divides max_seq.
     attn_chunk = 128;
-    /// Prompt tokens per prefill step (the last chunk of a prompt may be partial).
-    chunk = 128;
-    /// Tuning: rows per task of the prefill projections; divides chunk. 32 rows x a K chunk of
-    /// 128 per projection task: 60.4 ms for 512 tokens on an H200, against 79.0 with 32 x 64,
-    /// 128 with 32 x 32 and 156 with 16 x 64 (bench/results/2026-12-03-multi-step-check). Its
-    /// tiles need 93 KB of shared memory: an AMDGPU build (64 KiB of LDS per workgroup) takes
-    /// `--set prefill_k_chunk=32`.
-    prefill_rows = 32;
+    /// Prompt tokens per prefill step (the last chunk of a prompt may be partial: a shorter
+    /// prompt still runs one whole chunk).
+    chunk = 512;
+    /// Tuning, the prefill (bench/results/2026-12-03-prefill-tiles, 512 tokens on an H200): 128
+    /// rows x 64 columns per projection task (16 for q/k/v, whose RoPE epilogue would not fit),
+    /// a K chunk of 128, norms of 4 rows, 64 x 128 attention blocks: 11.4 ms, against 30.3 ms
+    /// with 32 x 16 tasks in chunks of 128 tokens. The tiles need up to 227 KB of shared memory:
+    /// an AMDGPU build (64 KiB of LDS per workgroup) takes smaller ones, e.g. `--set
+    /// prefill_rows=32 --set prefill_k_chunk=32 --set prefill_cols=16 --set prefill_queries=16
+    /// --set prefill_keys=64` (tests/codegen/check_amdgpu.sh).
+    /// Rows per task of the prefill projections; divides chunk.
+    prefill_rows = 128;
     /// Tuning: K chunk of the prefill projections; divides hidden, heads * head_dim and ffn.
     prefill_k_chunk = 128;
+    /// Tuning: output columns per task of the prefill projections (multiples of the weights'
+    /// tile rows above): q/k/v (divides head_dim / 2), o and down, gate/up.
+    prefill_qkv_cols = 16;
+    prefill_cols = 64;
+    prefill_ffn_cols = 64;
+    /// Tuning: rows per task of the prefill norms (divides chunk), and the columns they sum at a
+    /// time (divides hidden).
+    prefill_norm_rows = 4;
+    prefill_norm_chunk = 512;
     /// Tuning: queries and keys per prefill attention block; divide chunk and max_seq.
-    prefill_queries = 16;
-    prefill_keys = 64;
+    prefill_queries = 64;
+    prefill_keys = 128;
 }
 
 /// Llama-3-8B (meta-llama/Meta-Llama-3-8B): wider, deeper, no RoPE scaling, untied LM head.
@@ -100,6 +114,13 @@ config llama_3_8b : llama_3_2_1b {
     /// 4.145 -> 4.086 ms over 520 steps (bench/results/2026-12-01-perf-7).
     ffn_rows = 112;
     ffn_chunk = 128;
+    prefill_ffn_cols = 112;
+    prefill_qkv_cols = 32;
+    /// Prefill tasks of 64 rows and attention blocks of 32 x 64: the 1B's 128 rows (q/k/v's RoPE
+    /// epilogue over 32 pairs) and 64 x 128 blocks (head_dim 128) do not fit in shared memory.
+    prefill_rows = 64;
+    prefill_queries = 32;
+    prefill_keys = 64;
 }
 
 /// Tiny Llama for tests (same structure, random weights).
@@ -128,7 +149,12 @@ config tiny : llama_3_2_1b {
     chunk = 16;
     prefill_rows = 16;
     prefill_k_chunk = 64;
+    prefill_queries = 16;
     prefill_keys = 16;
+    prefill_qkv_cols = 8;
+    prefill_cols = 8;
+    prefill_ffn_cols = 8;
+    prefill_norm_chunk = 64;
 }
 
 static_assert(heads % kv_heads == 0, "heads must be a multiple of kv_heads");
@@ -200,7 +226,9 @@ fn prefill_layers(tokens: i32[chunk], pos0: i32) -> f32[chunk, hidden] {
         x = llama_block_prefill(x, pos0,
             layer[l].input_norm, layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
             layer[l].o_proj, layer[l].post_norm, layer[l].gate_up, layer[l].down,
-            BT = prefill_rows, KC = prefill_k_chunk, BQ = prefill_queries, BK = prefill_keys, eps = rms_eps,
+            BT = prefill_rows, KC = prefill_k_chunk, BNQ = prefill_qkv_cols, BNO = prefill_cols,
+            BNF = prefill_ffn_cols, BND = prefill_cols, NR = prefill_norm_rows, NC = prefill_norm_chunk,
+            BQ = prefill_queries, BK = prefill_keys, eps = rms_eps,
             theta = rope_theta, rope_factor = rope_factor, rope_low = rope_low_freq,
             rope_high = rope_high_freq, rope_orig = rope_orig_ctx);
     }
@@ -223,7 +251,7 @@ step prefill_logits(tokens: i32[chunk], pos0: i32, last: i32)
     -> (logits: f32[vocab], next: i32, row_logits: f32[chunk, vocab]) {
     let x = prefill_layers(tokens, pos0);
     let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
-    let rows = rmsnorm_lm_head_rows(lm_head, final_norm, x, BT = prefill_rows, KC = prefill_k_chunk,
-        eps = rms_eps);
+    let xn = rmsnorm_rows(x, final_norm, KC = prefill_k_chunk, eps = rms_eps);
+    let rows = lm_head_logits_rows(lm_head, xn, BT = prefill_rows, KC = prefill_k_chunk);
     return (lg, nx, rows);
 }

@@ -580,12 +580,13 @@ def torch_at(args, tm, c, torch, compile_ok, first_compile, rec):
 # deadline check asks the whole --compile-budget-s for it, a third for later ones).
 COMPILED = {"any": False}
 
-PREFILL_NOTE = ("mkdsl has no prefill kernel yet (issue 18): mkrt-run runs the P prompt tokens one decode step "
-                "each, and its 'time to first token' is the host wall clock over those P steps (one mkrt-run "
-                "process per run, weights loaded before the clock starts). torch: scripts/torch_llama.py's "
-                "prefill, one forward over the P tokens at positions 0..P-1 (causal SDPA over the prompt, the "
-                "static cache written as it goes, the LM head on the last position only); CUDA events around "
-                "one CUDA-graph replay (compile) or one call (eager) per run.")
+PREFILL_NOTE = ("mkdsl: one mkrt-run process per run (weights loaded before the clock starts) with --max-new 1; "
+                "it feeds the P prompt tokens through the kernel's prefill step in chunks of its T (the last "
+                "may be partial) and its 'time to first token' is the host wall clock from the first chunk to "
+                "the first generated token. torch: scripts/torch_llama.py's prefill, one forward over the P "
+                "tokens at positions 0..P-1 (causal SDPA over the prompt, the static cache written as it goes, "
+                "the LM head on the last position only); CUDA events around one CUDA-graph replay (compile) or "
+                "one call (eager) per run.")
 
 
 def prefill_tokens(args, spec, P):
@@ -598,15 +599,25 @@ def mkdsl_ttft(args, spec, wdir, tokens, run):
     """One `mkrt-run --tokens <P ids> --max-new 1`: its 'time to first token' line (stderr)."""
     P = len(tokens)
     logfile = os.path.join(args.out, f"mkrt_prefill_{spec.name}_p{P}_r{run}.log")
-    info, _ = gp.run_mkrt(mkrt_args(args, spec), wdir, tokens, 1, None, logfile, meta=spec.meta_path)
+    info, out = gp.run_mkrt(mkrt_args(args, spec), wdir, tokens, 1, None, logfile, meta=spec.meta_path)
     info.pop("command", None)  # 2048 ids: the log file has it
+    if out.strip().isdigit():
+        info["first_token"] = int(out.strip())
     try:
         text = open(logfile).read()
     except OSError:
         text = ""
-    m = re.search(r"time to first token: ([0-9.]+) ms \(the (\d+) prompt steps", text)
+    # "(the 512 prompt tokens in 4 prefill steps of 128[, then K one token per step], ..." with a
+    # prefill step, "(the P prompt steps, ..." without one.
+    m = re.search(r"time to first token: ([0-9.]+) ms \(the (\d+) prompt (?:tokens in (\d+) prefill steps? "
+                  r"of (\d+)(?:, then (\d+) one token per step)?|steps)", text)
     if m:
-        info.update(ttft_us=float(m.group(1)) * 1e3, ttft_prompt_steps=int(m.group(2)))
+        info.update(ttft_us=float(m.group(1)) * 1e3, prefill_steps=int(m.group(3) or 0),
+                    prefill_chunk=int(m.group(4) or 0),
+                    prompt_steps=int(m.group(3) or 0) + int(m.group(5) or 0) if m.group(3) else int(m.group(2)))
+    m = re.search(r"prefill: ([0-9.]+) ms in \d+ steps? \(GPU time per launch\)", text)
+    if m:
+        info["prefill_gpu_us"] = float(m.group(1)) * 1e3
     return info
 
 
@@ -753,6 +764,14 @@ def prefill_at(args, spec, wdir, tm, P, ref, torch, compile_ok, rec):
                     rec[name]["wall_us"] = spread([x["wall_us"] for x in t])
             runs = rec["mkdsl"]["runs"]
             rec["mkdsl"]["ttft_us"] = spread([x.get("ttft_us") for x in runs])
+            rec["mkdsl"]["prefill_gpu_us"] = spread([x.get("prefill_gpu_us") for x in runs])
+            # The greedy first token against transformers' last-position logits: a check that the
+            # prefill path computed this prompt (a near tie in bf16 may pick the runner-up).
+            firsts = sorted({x["first_token"] for x in runs if "first_token" in x})
+            if ref is not None and firsts:
+                order = np.argsort(-ref)
+                rec["mkdsl"].update(first_tokens=firsts, reference_argmax=int(order[0]),
+                                    first_token_rank_in_reference=[int(np.where(order == t)[0][0]) for t in firsts])
             rec["mkdsl"]["step_median_us"] = spread([x["step_ms"]["median"] * 1e3 for x in runs if "step_ms" in x])
             rec["mkdsl"]["exit_status"] = [x["exit_status"] for x in runs]
             rec["runs"] = len(runs)
@@ -817,6 +836,8 @@ def prefill_rows(doc):
             r = dict(model=name, prefill_tokens=P,
                      mkdsl_ttft_us=t.get("median"), mkdsl_ttft_us_min=t.get("min"), mkdsl_ttft_us_max=t.get("max"),
                      mkdsl_step_us_median=mk.get("step_median_us", {}).get("median"),
+                     mkdsl_prefill_gpu_us=mk.get("prefill_gpu_us", {}).get("median"),
+                     mkdsl_first_token_rank_in_reference=mk.get("first_token_rank_in_reference"),
                      torch_compile_prefill_us=c.get("median"), torch_compile_prefill_us_min=c.get("min"),
                      torch_compile_prefill_us_max=c.get("max"),
                      torch_compile_prefill_wall_us=comp.get("wall_us", {}).get("median"),

@@ -32,19 +32,21 @@ op matvec_residual<N, K, R = 16, C = 512>(w: bf16[N, K] tiled(R, C), x: bf16[K],
 
 /// Prefill form of `matvec_residual` for T rows: `y = residual + x W^T` in f32, x bf16[T, K], on
 /// the tensor cores where the shapes allow (docs/language.md, "Matrix products"). Task (t, b) owns
-/// the R output columns t*R.. of the BT rows b*BT..; it walks K in chunks of C (one contiguous
-/// weight tile each) and accumulates in f32.
-/// Tuning: R and C are the weight's `tiled(R, C)`; `BT` rows per task must divide T; the K chunk
-/// `KC` (must divide K) bounds the tiles a task holds (a C-column chunk of BT rows may not fit).
-op linear_residual_rows<N, K, T, R = 16, C = 512, BT = 16, KC = 64>(w: bf16[N, K] tiled(R, C), x: bf16[T, K],
-    residual: f32[T, N]) -> y: f32[T, N]
-    tasks t in N / R, b in T / BT {
+/// the BN output columns t*BN.. of the BT rows b*BT..; it walks K in chunks of KC and accumulates
+/// in f32.
+/// Tuning: R and C are the weight's `tiled(R, C)`; `BN` columns per task, a multiple of R; `BT`
+/// rows per task must divide T; the K chunk `KC` (must divide K) bounds the tiles a task holds.
+op linear_residual_rows<N, K, T, R = 16, C = 512, BN = R, BT = 16, KC = 64>(w: bf16[N, K] tiled(R, C),
+    x: bf16[T, K], residual: f32[T, N]) -> y: f32[T, N]
+    tasks t in N / BN, b in T / BT {
     static_assert(K % KC == 0, "linear_residual_rows: the K chunk KC must divide K");
     static_assert(T % BT == 0, "linear_residual_rows: the row block BT must divide T");
-    var acc: f32[BT, R];
+    static_assert(N % BN == 0, "linear_residual_rows: the columns per task BN must divide N");
+    static_assert(BN % R == 0, "linear_residual_rows: the columns per task BN must be a multiple of the tile rows R");
+    var acc: f32[BT, BN];
     for k in 0 .. K by KC {
-        acc += mma_nt(load x[b * BT : +BT, k : +KC], load w[t * R : +R, k : +KC]);
+        acc += mma_nt(load x[b * BT : +BT, k : +KC], load w[t * BN : +BN, k : +KC]);
     }
-    let res = load residual[b * BT : +BT, t * R : +R];
-    store y[b * BT : +BT, t * R : +R] = res + acc;
+    let res = load residual[b * BT : +BT, t * BN : +BN];
+    store y[b * BT : +BT, t * BN : +BN] = res + acc;
 }

@@ -21,6 +21,7 @@ import std.rope;
 import std.attention;
 import std.linear;
 import std.mlp;
+import std.norm;
 import std.sampling;
 
 /// One Llama decoder layer for the token at position `pos`; returns the new hidden state.
@@ -73,13 +74,16 @@ fn llama_head<V, D, R = 16, C = 512, eps: float = 1e-5>(x: f32[D], norm: bf16[D]
 /// Prefill form of `llama_block`: one decoder layer for a chunk of T tokens at positions pos0 ..
 /// pos0 + T - 1 (x f32[T, D], the residual stream of every row), appending their k and v to the
 /// caches. The same weights, layouts and tuning as `llama_block` (`NS` and `AC` are decode-only);
-/// `BT` rows per task and `KC` K chunk of every projection (BT must divide T, KC every K), and `BQ`
-/// queries, `BK` keys per attention block (BQ must divide T, BK must divide S). Products run on the tensor cores with bf16 operands: the
+/// `BT` rows per task and `KC` K chunk of every projection (BT must divide T, KC every K); the
+/// output columns per task of the q/k/v, o, gate/up and down projections `BNQ`, `BNO`, `BNF` and
+/// `BND` (multiples of the weight's tile rows; BNQ divides Dh / 2); and `BQ` queries, `BK` keys per
+/// attention block (BQ must divide T, BK must divide S). The rows are normalised once per norm
+/// (std.norm's `rmsnorm_rows`), `NR` rows per task and `NC` columns at a time. Products run on the tensor cores with bf16 operands: the
 /// normalised rows and the attention probabilities are rounded to bf16 here, where the decode form
 /// keeps them f32 (docs/language.md §10.1). `pos0 + T` must be at most S.
 fn llama_block_prefill<T, D, QD, KVH, S, Dh, F,
     RQ = 16, RO = 16, RF = 16, RD = 16, CQ = 512, CO = 512, CF = 512, CD = 512,
-    BT = 16, KC = 64, BQ = 16, BK = 64, eps: float = 1e-5, theta: float = 500000.0,
+    BT = 16, KC = 64, BQ = 16, BK = 64, BNQ = RQ, BNO = RO, BNF = RF, BND = RD, NR = 1, NC = KC, eps: float = 1e-5, theta: float = 500000.0,
     rope_factor: float = 1.0, rope_low: float = 1.0, rope_high: float = 4.0,
     rope_orig: float = 8192.0>(
     x: f32[T, D], pos0: i32,
@@ -91,13 +95,15 @@ fn llama_block_prefill<T, D, QD, KVH, S, Dh, F,
     mlp_norm: bf16[D],
     w_gate_up: bf16[2 * F, D] tiled(RF, CF),
     w_down: bf16[D, F] tiled(RD, CD)) -> f32[T, D] {
-    let q = qkv_rope_append_rows(w_qkv, attn_norm, x, pos0, k_cache, v_cache, BT = BT, KC = KC, eps = eps,
+    let xn = rmsnorm_rows(x, attn_norm, BR = NR, KC = NC, eps = eps);
+    let q = qkv_rope_append_rows(w_qkv, xn, pos0, k_cache, v_cache, BN = BNQ, BT = BT, KC = KC,
         theta = theta, rope_factor = rope_factor, rope_low = rope_low,
         rope_high = rope_high, rope_orig = rope_orig);
     let a = attention_prefill(q, k_cache, v_cache, pos0, BQ = BQ, BK = BK);
-    let h = linear_residual_rows(w_o, a, x, BT = BT, KC = KC);
-    let act = rmsnorm_swiglu_rows(w_gate_up, mlp_norm, h, BT = BT, KC = KC, eps = eps);
-    let y = linear_residual_rows(w_down, act, h, BT = BT, KC = KC);
+    let h = linear_residual_rows(w_o, a, x, BN = BNO, BT = BT, KC = KC);
+    let hn = rmsnorm_rows(h, mlp_norm, BR = NR, KC = NC, eps = eps);
+    let act = swiglu_rows(w_gate_up, hn, BN = BNF, BT = BT, KC = KC);
+    let y = linear_residual_rows(w_down, act, h, BN = BND, BT = BT, KC = KC);
     return y;
 }
 

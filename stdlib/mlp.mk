@@ -30,33 +30,27 @@ op rmsnorm_swiglu<N2, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[N2, K] tile
     store y[t * R : +R] = (act * up) as bf16;
 }
 
-/// Prefill form of `rmsnorm_swiglu` for T rows of the f32 hidden state `x`:
-/// `y = silu(n Wgate^T) * (n Wup^T)`, n the row-wise RMSNorm, bf16[T, F]. Task (t, b) owns gate
-/// and up columns t*R.. of rows b*BT... The sums of squares are taken C columns at a time (a row
-/// block of x is never held whole), and the normalised rows are rounded to bf16, the operands of
-/// the tensor-core products (the decode form keeps them f32: docs/language.md §10.1).
-/// Tuning: R and C are the weight's `tiled(R, C)`; `BT` rows per task must divide T; the K chunk
-/// `KC` (must divide K) bounds the tiles a task holds (a C-column chunk of BT rows may not fit).
-op rmsnorm_swiglu_rows<N2, K, T, R = 16, C = 512, BT = 16, KC = 64, eps: float = 1e-5>(w: bf16[N2, K] tiled(R, C),
-    norm: bf16[K], x: f32[T, K]) -> y: bf16[T, N2 / 2]
-    tasks t in N2 / (2 * R), b in T / BT {
-    static_assert(K % KC == 0, "rmsnorm_swiglu_rows: the K chunk KC must divide K");
-    static_assert(N2 % (2 * R) == 0, "rmsnorm_swiglu_rows: R must divide the gate (and up) rows");
-    static_assert(T % BT == 0, "rmsnorm_swiglu_rows: the row block BT must divide T");
+/// Prefill form of the gate/up projection with SwiGLU, for T normalised rows `xn` (bf16[T, K],
+/// std.norm's `rmsnorm_rows`: the decode form `rmsnorm_swiglu` normalises inside and keeps the
+/// rows f32, docs/language.md §10.1): `y = silu(xn Wgate^T) * (xn Wup^T)`, bf16[T, F]. Task (t, b)
+/// owns gate and up columns t*BN.. of rows b*BT...
+/// Tuning: R and C are the weight's `tiled(R, C)`; `BN` columns per task, a multiple of R; `BT`
+/// rows per task must divide T; the K chunk `KC` (must divide K) bounds the tiles a task holds.
+op swiglu_rows<N2, K, T, R = 16, C = 512, BN = R, BT = 16, KC = 64>(w: bf16[N2, K] tiled(R, C), xn: bf16[T, K])
+    -> y: bf16[T, N2 / 2]
+    tasks t in N2 / (2 * BN), b in T / BT {
+    static_assert(K % KC == 0, "swiglu_rows: the K chunk KC must divide K");
+    static_assert(N2 % (2 * BN) == 0, "swiglu_rows: BN must divide the gate (and up) rows");
+    static_assert(BN % R == 0, "swiglu_rows: the columns per task BN must be a multiple of the tile rows R");
+    static_assert(T % BT == 0, "swiglu_rows: the row block BT must divide T");
     const F = N2 / 2;
-    var ss: f32[BT];
+    var gate: f32[BT, BN];
     for k in 0 .. K by KC {
-        let xc = load x[b * BT : +BT, k : +KC];
-        ss += row_sum(xc * xc);
+        gate += mma_nt(load xn[b * BT : +BT, k : +KC], load w[t * BN : +BN, k : +KC]);
     }
-    let inv_rms = rsqrt(ss / K + eps);
-    var gate: f32[BT, R];
-    var up: f32[BT, R];
+    var up: f32[BT, BN];
     for k in 0 .. K by KC {
-        let g = repeat_rows((load norm[k : +KC]) as f32, BT);
-        let xn = (g * ((load x[b * BT : +BT, k : +KC]) * repeat_cols(inv_rms, KC))) as bf16;
-        gate += mma_nt(xn, load w[t * R : +R, k : +KC]);
-        up += mma_nt(xn, load w[F + t * R : +R, k : +KC]);
+        up += mma_nt(load xn[b * BT : +BT, k : +KC], load w[F + t * BN : +BN, k : +KC]);
     }
-    store y[b * BT : +BT, t * R : +R] = (silu(gate) * up) as bf16;
+    store y[b * BT : +BT, t * BN : +BN] = (silu(gate) * up) as bf16;
 }

@@ -35,3 +35,25 @@ op rmsnorm_matvec<N, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[N, K] tiled(
     }
     store y[t * R : +R] = acc as bf16;
 }
+
+/// Prefill form of the norm ahead of the tensor-core projections: every row of the f32 hidden
+/// state `x` normalised, `y = bf16(g * (x * rsqrt(mean(x^2) + eps)))`, bf16[T, K] (the operand
+/// rounding of the prefill products: docs/language.md §10.1). Task b owns rows b*BR..; the sums of
+/// squares are taken KC columns at a time. Normalising once, apart from the projections, leaves
+/// each projection's K loop one product, which the backend runs on its copy pipeline.
+/// Tuning: `BR` rows per task must divide T; `KC` must divide K.
+op rmsnorm_rows<T, K, BR = 1, KC = 64, eps: float = 1e-5>(x: f32[T, K], norm: bf16[K]) -> y: bf16[T, K]
+    tasks b in T / BR {
+    static_assert(K % KC == 0, "rmsnorm_rows: the K chunk KC must divide K");
+    static_assert(T % BR == 0, "rmsnorm_rows: the row block BR must divide T");
+    var ss: f32[BR];
+    for k in 0 .. K by KC {
+        let xc = load x[b * BR : +BR, k : +KC];
+        ss += row_sum(xc * xc);
+    }
+    let inv_rms = rsqrt(ss / K + eps);
+    for k in 0 .. K by KC {
+        let g = repeat_rows((load norm[k : +KC]) as f32, BR);
+        store y[b * BR : +BR, k : +KC] = (g * ((load x[b * BR : +BR, k : +KC]) * repeat_cols(inv_rms, KC))) as bf16;
+    }
+}

@@ -88,26 +88,27 @@ op qkv_rope_append<N, K, KVH, S, Dh, R = 16, C = 512, eps: float = 1e-5, theta: 
     }
 }
 
-/// Prefill form of `qkv_rope_append` for T tokens at positions pos0 .. pos0 + T - 1: row-wise
-/// RMSNorm of `x` (f32[T, K]; sums of squares C columns at a time, the normalised rows rounded to
-/// bf16 as the tensor-core operands), the q/k/v projections, RoPE with each row's own position,
-/// and the append of T rows of k and v to the caches at pos0... Returns the rotated queries,
-/// bf16[T, H * Dh]. Task (h, j, b) owns head h's rotation pairs j*R.. for rows b*BT.., as the
-/// decode form does for one row. Every one of the T rows is written to the caches, padding rows
-/// of a partial chunk included (a later step overwrites them before anything reads them), so
-/// `pos0 + T` must be at most S.
-/// Tuning: R (must divide Dh / 2) and C are the weight's `tiled(R, C)`; `BT` rows per task must
-/// divide T; the K chunk `KC` (must divide K) bounds the tiles a task holds.
-op qkv_rope_append_rows<N, K, KVH, S, Dh, T, R = 16, C = 512, BT = 16, KC = 64, eps: float = 1e-5,
+/// Prefill form of `qkv_rope_append` for T tokens at positions pos0 .. pos0 + T - 1: the q/k/v
+/// projections of the normalised rows `xn` (bf16[T, K], std.norm's `rmsnorm_rows`), RoPE with each
+/// row's own position, and the append of T rows of k and v to the caches at pos0... Returns the
+/// rotated queries, bf16[T, H * Dh]. Task (h, j, b) owns head h's rotation pairs j*BN.. for rows
+/// b*BT.., as the decode form does for one row (BN = R). Every one of the T rows is written to the
+/// caches, padding rows of a partial chunk included (a later step overwrites them before anything
+/// reads them), so `pos0 + T` must be at most S.
+/// Tuning: R (must divide Dh / 2) and C are the weight's `tiled(R, C)`; `BN` rotation pairs per
+/// task (a multiple of R dividing Dh / 2: each task's products are BT x BN); `BT` rows per task
+/// must divide T; the K chunk `KC` (must divide K) bounds the tiles a task holds.
+op qkv_rope_append_rows<N, K, KVH, S, Dh, T, R = 16, C = 512, BN = R, BT = 16, KC = 64,
     theta: float = 500000.0, rope_factor: float = 1.0, rope_low: float = 1.0, rope_high: float = 4.0,
     rope_orig: float = 8192.0>(
-    w: bf16[N, K] tiled(R, C), norm: bf16[K], x: f32[T, K], pos0: i32,
+    w: bf16[N, K] tiled(R, C), xn: bf16[T, K], pos0: i32,
     k_cache: inout bf16[KVH, S, Dh], v_cache: inout bf16[KVH, S, Dh])
     -> q: bf16[T, N - 2 * KVH * Dh]
-    tasks h in N / Dh, j in Dh / 2 / R, b in T / BT {
+    tasks h in N / Dh, j in Dh / 2 / BN, b in T / BT {
     static_assert(N % Dh == 0, "qkv_rope_append_rows: weight rows must be a whole number of heads");
     static_assert(N / Dh > 2 * KVH, "qkv_rope_append_rows: weight rows must hold q, k and v heads");
-    static_assert(Dh % (2 * R) == 0, "qkv_rope_append_rows: tile rows R must divide head_dim / 2");
+    static_assert(Dh % (2 * BN) == 0, "qkv_rope_append_rows: the pairs per task BN must divide head_dim / 2");
+    static_assert(BN % R == 0, "qkv_rope_append_rows: the pairs per task BN must be a multiple of the tile rows R");
     static_assert(K % KC == 0, "qkv_rope_append_rows: the K chunk KC must divide K");
     static_assert(T % BT == 0, "qkv_rope_append_rows: the row block BT must divide T");
     static_assert(T <= S, "qkv_rope_append_rows: a chunk of T rows must fit the cache");
@@ -115,31 +116,25 @@ op qkv_rope_append_rows<N, K, KVH, S, Dh, T, R = 16, C = 512, BT = 16, KC = 64, 
     const H = N / Dh - 2 * KVH;
     let r0 = b * BT;
 
-    var ss: f32[BT];
+    // The two halves of the rotation pairs, each its own K loop of one product.
+    let row = h * Dh + j * BN;
+    var a: f32[BT, BN];
     for k in 0 .. K by KC {
-        let xc = load x[r0 : +BT, k : +KC];
-        ss += row_sum(xc * xc);
+        a += mma_nt(load xn[r0 : +BT, k : +KC], load w[row : +BN, k : +KC]);
     }
-    let inv_rms = rsqrt(ss / K + eps);
-
-    let row = h * Dh + j * R;
-    var a: f32[BT, R];
-    var bb: f32[BT, R];
+    var bb: f32[BT, BN];
     for k in 0 .. K by KC {
-        let g = repeat_rows((load norm[k : +KC]) as f32, BT);
-        let xn = (g * ((load x[r0 : +BT, k : +KC]) * repeat_cols(inv_rms, KC))) as bf16;
-        a += mma_nt(xn, load w[row : +R, k : +KC]);
-        bb += mma_nt(xn, load w[row + half : +R, k : +KC]);
+        bb += mma_nt(load xn[r0 : +BT, k : +KC], load w[row + half : +BN, k : +KC]);
     }
     let qa = a as bf16;
     let qb = bb as bf16;
 
     if h >= H + KVH {
-        store v_cache[h - H - KVH, pos0 + r0 : +BT, j * R : +R] = qa;
-        store v_cache[h - H - KVH, pos0 + r0 : +BT, half + j * R : +R] = qb;
+        store v_cache[h - H - KVH, pos0 + r0 : +BT, j * BN : +BN] = qa;
+        store v_cache[h - H - KVH, pos0 + r0 : +BT, half + j * BN : +BN] = qb;
     } else {
-        let i2 = ((iota(R) + j * R) * 2) as f32;
-        var inv_freq: f32[R] = 1.0 / pow(theta, i2 / Dh);
+        let i2 = ((iota(BN) + j * BN) * 2) as f32;
+        var inv_freq: f32[BN] = 1.0 / pow(theta, i2 / Dh);
         if rope_factor != 1.0 {
             let wavelen = 6.283185307179586 / inv_freq;
             let smooth = (rope_orig / wavelen - rope_low) / (rope_high - rope_low);
@@ -148,7 +143,7 @@ op qkv_rope_append_rows<N, K, KVH, S, Dh, T, R = 16, C = 512, BT = 16, KC = 64, 
                 select(wavelen > rope_orig / rope_low, inv_freq / rope_factor, medium));
         }
         // Row r's angle is (pos0 + r) * inv_freq, the product the decode form takes for pos.
-        let angle = repeat_cols((iota(BT) + (pos0 + r0)) as f32, R) * repeat_rows(inv_freq, BT);
+        let angle = repeat_cols((iota(BT) + (pos0 + r0)) as f32, BN) * repeat_rows(inv_freq, BT);
         let c = cos(angle);
         let s = sin(angle);
         let af = qa as f32;
@@ -156,11 +151,11 @@ op qkv_rope_append_rows<N, K, KVH, S, Dh, T, R = 16, C = 512, BT = 16, KC = 64, 
         let ra = (af * c - bf * s) as bf16;
         let rb = (bf * c + af * s) as bf16;
         if h < H {
-            store q[r0 : +BT, h * Dh + j * R : +R] = ra;
-            store q[r0 : +BT, h * Dh + half + j * R : +R] = rb;
+            store q[r0 : +BT, h * Dh + j * BN : +BN] = ra;
+            store q[r0 : +BT, h * Dh + half + j * BN : +BN] = rb;
         } else {
-            store k_cache[h - H, pos0 + r0 : +BT, j * R : +R] = ra;
-            store k_cache[h - H, pos0 + r0 : +BT, half + j * R : +R] = rb;
+            store k_cache[h - H, pos0 + r0 : +BT, j * BN : +BN] = ra;
+            store k_cache[h - H, pos0 + r0 : +BT, half + j * BN : +BN] = rb;
         }
     }
 }

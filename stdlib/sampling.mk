@@ -32,28 +32,20 @@ op argmax_final<P>(part_max: f32[P], part_idx: i32[P]) -> next: i32
     store next = load part_idx[best];
 }
 
-/// Prefill form of the head for every row: `logits[r, :] = rmsnorm(x[r, :], norm) W^T` as f32, x
-/// f32[T, K]; the normalised rows are rounded to bf16 (the tensor-core operand). For scoring a
-/// whole prompt (every position's logits); generation needs the last row only
-/// (std.llama's `llama_head_prefill`). Task (t, b) owns vocabulary rows t*R.. of rows b*BT...
+/// Prefill form of the head for every row: `logits[r, :] = xn[r, :] W^T` as f32, for the
+/// normalised rows `xn` (bf16[T, K], std.norm's `rmsnorm_rows` with the final norm). For scoring
+/// a whole prompt (every position's logits); generation needs the last row only (std.llama's
+/// `llama_head_prefill`). Task (t, b) owns vocabulary rows t*R.. of rows b*BT...
 /// Tuning: R and C are the weight's `tiled(R, C)`; `BT` rows per task must divide T; the K chunk
-/// `KC` (must divide K) bounds the tiles a task holds (a C-column chunk of BT rows may not fit).
-op rmsnorm_lm_head_rows<V, K, T, R = 16, C = 512, BT = 16, KC = 64, eps: float = 1e-5>(w: bf16[V, K] tiled(R, C),
-    norm: bf16[K], x: f32[T, K]) -> logits: f32[T, V]
+/// `KC` (must divide K) bounds the tiles a task holds.
+op lm_head_logits_rows<V, K, T, R = 16, C = 512, BT = 16, KC = 64>(w: bf16[V, K] tiled(R, C), xn: bf16[T, K])
+    -> logits: f32[T, V]
     tasks t in V / R, b in T / BT {
-    static_assert(K % KC == 0, "rmsnorm_lm_head_rows: the K chunk KC must divide K");
-    static_assert(T % BT == 0, "rmsnorm_lm_head_rows: the row block BT must divide T");
-    var ss: f32[BT];
-    for k in 0 .. K by KC {
-        let xc = load x[b * BT : +BT, k : +KC];
-        ss += row_sum(xc * xc);
-    }
-    let inv_rms = rsqrt(ss / K + eps);
+    static_assert(K % KC == 0, "lm_head_logits_rows: the K chunk KC must divide K");
+    static_assert(T % BT == 0, "lm_head_logits_rows: the row block BT must divide T");
     var acc: f32[BT, R];
     for k in 0 .. K by KC {
-        let g = repeat_rows((load norm[k : +KC]) as f32, BT);
-        let xn = (g * ((load x[b * BT : +BT, k : +KC]) * repeat_cols(inv_rms, KC))) as bf16;
-        acc += mma_nt(xn, load w[t * R : +R, k : +KC]);
+        acc += mma_nt(load xn[b * BT : +BT, k : +KC], load w[t * R : +R, k : +KC]);
     }
     store logits[b * BT : +BT, t * R : +R] = acc;
 }

@@ -148,8 +148,8 @@ class NvptxTarget final : public Target {
   void asyncCopiesCommit(Builder& b) const override {
     asmCall(b, b.getVoidTy(), {}, "cp.async.commit_group;", "~{memory}", true);
   }
-  void asyncCopiesWait(Builder& b) const override {
-    asmCall(b, b.getVoidTy(), {}, "cp.async.wait_group 0;", "~{memory}", true);
+  void asyncCopiesWait(Builder& b, int pending) const override {
+    asmCall(b, b.getVoidTy(), {}, "cp.async.wait_group " + std::to_string(pending) + ";", "~{memory}", true);
   }
   void copyArriveOnComplete(Builder& b, Value* bar) const override {
     asmCall(b, b.getVoidTy(), {addr(b, bar)}, "cp.async.mbarrier.arrive.noinc.shared.b64 [$0];", "l,~{memory}", true);

@@ -67,20 +67,24 @@ std::optional<TileGen::MmaRows> TileGen::mmaRows(const Expr& x, DType dt, int64_
   if (x.region.size() != 2 || x.region[0].length <= 0 || x.region[1].length != K || !x.region[0].start ||
       !x.region[1].start || statics_.multipleOf(*x.region[1].start) % 8 != 0)
     return std::nullopt;
-  int64_t pitch = 0;
+  int64_t pitch = 0, groupRows = 0, groupPitch = 0;
   const std::vector<int64_t> st = affineStrides(src);
   if (st.size() == 2 && st[1] == 1) {
     pitch = st[0];
   } else if (src.layout.kind == ir::Layout::Tiled && src.layout.args.size() == 2 && src.shape.size() == 2) {
-    // Inside one R x C tile the rows are C apart: a region within one tile (rows from a multiple
-    // of R, at most R of them; K columns from a multiple of K, K dividing C) is rows of a pitch.
-    const int64_t R = src.layout.args[0], C = src.layout.args[1];
-    if (x.region[0].length <= R && statics_.multipleOf(*x.region[0].start) % R == 0 && C % K == 0 &&
-        statics_.multipleOf(*x.region[1].start) % K == 0)
+    // Inside one R x C tile the rows are C apart, and row r + R is R * (the tensor's columns)
+    // after row r (abi::physicalOffset): K columns from a multiple of K (K dividing C) of rows from
+    // a multiple of R are rows of a pitch, in groups of R when there are more than R of them.
+    const int64_t R = src.layout.args[0], C = src.layout.args[1], rows = x.region[0].length;
+    if ((rows <= R || rows % R == 0) && statics_.multipleOf(*x.region[0].start) % R == 0 && C % K == 0 &&
+        statics_.multipleOf(*x.region[1].start) % K == 0) {
       pitch = C;
+      if (rows > R) groupRows = R, groupPitch = R * src.shape[1];
+    }
   }
   if (pitch <= 0 || pitch % 8 != 0) return std::nullopt;
-  return MmaRows{at(dt, args_.params[size_t(x.index)], physOffset(src, starts(x.region))), pitch, true};
+  return MmaRows{at(dt, args_.params[size_t(x.index)], physOffset(src, starts(x.region))), pitch, true, groupRows,
+                 groupPitch};
 }
 
 // rows x K elements from `src` to `dst` (rows of `ld`), 16 bytes a thread and round: loads and
@@ -88,13 +92,21 @@ std::optional<TileGen::MmaRows> TileGen::mmaRows(const Expr& x, DType dt, int64_
 void TileGen::copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t K, int64_t ld, bool async) {
   const int64_t per = K / 8;
   auto* v4 = llvm::FixedVectorType::get(i32(), 4);
-  auto offset = [&](V i, int64_t rowElems) {
-    V r = b_.CreateZExt(b_.CreateUDiv(i, ci(per)), b_.getInt64Ty());
-    V q = b_.CreateZExt(b_.CreateMul(b_.CreateURem(i, ci(per)), ci(8)), b_.getInt64Ty());
-    return b_.CreateAdd(b_.CreateMul(r, b_.getInt64(uint64_t(rowElems))), q);
+  auto wide = [&](V x) { return b_.CreateZExt(x, b_.getInt64Ty()); };
+  auto rowOf = [&](V i) { return b_.CreateUDiv(i, ci(per)); };
+  auto col = [&](V i) { return wide(b_.CreateMul(b_.CreateURem(i, ci(per)), ci(8))); };
+  auto from = [&](V i) {
+    V r = rowOf(i), rowStart;
+    if (src.groupRows > 0)
+      rowStart = b_.CreateAdd(b_.CreateMul(wide(b_.CreateUDiv(r, ci(src.groupRows))), b_.getInt64(uint64_t(src.groupPitch))),
+                              b_.CreateMul(wide(b_.CreateURem(r, ci(src.groupRows))), b_.getInt64(uint64_t(src.pitch))));
+    else
+      rowStart = b_.CreateMul(wide(r), b_.getInt64(uint64_t(src.pitch)));
+    return b_.CreateGEP(b_.getInt16Ty(), src.base, b_.CreateAdd(rowStart, col(i)));
   };
-  auto from = [&](V i) { return b_.CreateGEP(b_.getInt16Ty(), src.base, offset(i, src.pitch)); };
-  auto to = [&](V i) { return b_.CreateGEP(b_.getInt16Ty(), dst, offset(i, ld)); };
+  auto to = [&](V i) {
+    return b_.CreateGEP(b_.getInt16Ty(), dst, b_.CreateAdd(b_.CreateMul(wide(rowOf(i)), b_.getInt64(uint64_t(ld))), col(i)));
+  };
   if (async) {
     forEachElement(rows * per, [&](V i) { env_.target->copy16(b_, to(i), from(i)); });
     return;
@@ -104,9 +116,11 @@ void TileGen::copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t K, in
 }
 
 // Writes a and b at 16 bits from `base` (a's M rows, then b's N rows: b[n, k], so mma's b[k, n]
-// is written transposed) and ends with a barrier. With `aCopied`, a is there already, from
-// asynchronous copies this thread issued, which are waited for before the barrier.
-Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base, bool aCopied) {
+// is written transposed) and ends with a barrier. With `aCopied` (`bCopied`), a (b) is there
+// already or on its way, from asynchronous copies this thread issued: before the barrier, all but
+// the newest `pending` groups of them are waited for.
+Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base, bool aCopied, bool bCopied,
+                                      int pending) {
   const Expr& a = operand(e, 0);
   const Expr& b = operand(e, 1);
   const DType dt = a.dtype;
@@ -120,8 +134,9 @@ Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base,
     else forEachElement(t.M * K, [&](V i) { return elem(a, i); },
                         [&](V i, V x) { put16(sa, b_.CreateUDiv(i, ci(K)), b_.CreateURem(i, ci(K)), x); });
   }
-  std::optional<MmaRows> bRows = t.nt ? mmaRows(b, dt, K) : std::nullopt;
-  if (bRows) {
+  std::optional<MmaRows> bRows = t.nt && !bCopied ? mmaRows(b, dt, K) : std::nullopt;
+  if (bCopied) {
+  } else if (bRows) {
     copyMmaRows(*bRows, sb, t.N, K, t.ld, false);
   } else {
     const int64_t bCols = t.nt ? K : t.N;
@@ -130,7 +145,7 @@ Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base,
       put16(sb, t.nt ? r : c, t.nt ? c : r, x);
     });
   }
-  if (aCopied) env_.target->asyncCopiesWait(b_);
+  if (aCopied || bCopied) env_.target->asyncCopiesWait(b_, pending);
   barrier();
   return {dt, sa, t.ld, sb, t.ld};
 }
@@ -193,7 +208,7 @@ void TileGen::accumulateMma(const MmaTiling& t, const Target::MmaOperands& ops,
 
 TileGen::TileRef TileGen::matrixInstructionMma(const Expr& e, const MmaTiling& t) {
   V staged = allocBytes(t.stagedBytes());
-  Target::MmaOperands ops = stageMma(e, t, staged, false);
+  Target::MmaOperands ops = stageMma(e, t, staged, false, false, 0);
   std::vector<llvm::AllocaInst*> slots = mmaAccumulatorSlots(t);
   for (auto* slot : slots) b_.CreateStore(cf(0), slot);
   accumulateMma(t, ops, slots);
@@ -216,47 +231,68 @@ bool TileGen::accumulatesMma(const Stmt& s) {
 }
 
 // A loop whose body is one such accumulation keeps acc's accumulators in registers for the whole
-// loop: each iteration stages its operands (in two buffers used in turn, so one barrier an
-// iteration orders the staging after the previous iteration's products), frees its ring slots
-// and runs its k steps. Where the target has asynchronous copies and a is rows in global memory
-// (a prefill's activations), a's next tile is copied into the other buffer while this iteration's
-// products run. acc is read before the loop and written after it.
+// loop: each iteration stages its operands into one of S buffers used in turn (so one barrier an
+// iteration orders the staging after the products that last read that buffer), frees its ring
+// slots and runs its k steps. Where the target has asynchronous copies, an operand that is rows in
+// global memory (a prefill's activations; mma_nt's b, a weight's rows) is copied S - 1 iterations
+// ahead, one commit group an iteration: the copies of S - 1 iterations are in flight while one
+// iteration's products run. S is 2 without such copies, else as many as the block's shared memory
+// leaves room for, up to kMaxMmaStages. acc is read before the loop and written after it.
 bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
   if (loopStmt.body.size() != 1 || !accumulatesMma(*loopStmt.body[0])) return false;
   const Stmt& s = *loopStmt.body[0];
   const MmaTiling t = *mmaTiling(*s.value);
   if (t.tilesPerWarp * t.mb * t.nb * t.perBlock > kMaxLaneAccumulators) return false;
   const Expr& a = operand(*s.value, 0);
+  const Expr& b = operand(*s.value, 1);
   V lo = convert(loopStmt.lo->dtype, DType::I32, scalar(*loopStmt.lo));
   V hi = convert(loopStmt.hi->dtype, DType::I32, scalar(*loopStmt.hi));
   const DType counter = fn_.locals.at(size_t(loopStmt.slot)).dtype;
   TileRef acc = localTile(s.slot);
   std::vector<llvm::AllocaInst*> slots = mmaAccumulatorSlots(t);
   forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { b_.CreateStore(readTile(acc, i), slot); });
-  // The two staging buffers sit below every statement's temporaries for the loop's duration.
-  const int64_t buffers = localsEnd_, savedEnd = localsEnd_;
-  localsEnd_ += 2 * t.stagedBytes();
-  peak_ = std::max(peak_, localsEnd_ - SmemLayout::kTiles);
-  auto buffer = [&](V turn) { return smemPtr(env_, b_.CreateAdd(ci(buffers), b_.CreateMul(turn, ci(t.stagedBytes())))); };
-  // a's rows for the iteration at `value`, copied asynchronously into buffer `turn`.
-  bool asyncA = false;
-  auto copyAhead = [&](V value, V restore, V turn) {
-    atLoopValue(loopStmt, value, restore, [&] {
-      if (auto rows = mmaRows(a, a.dtype, t.K)) copyMmaRows(*rows, buffer(turn), t.M, t.K, t.ld, true);
-    });
-  };
+  bool asyncA = false, asyncB = false;
   if (env_.target->asyncCopies()) {
     atLoopValue(loopStmt, lo, nullptr, [&] {
       auto rows = mmaRows(a, a.dtype, t.K);
       asyncA = rows && rows->global;
+      if (t.nt) {
+        auto bRows = mmaRows(b, b.dtype, t.K);
+        asyncB = bRows && bRows->global;
+      }
     });
   }
+  const bool async = asyncA || asyncB;
+  int stages = 2;
+  if (async && env_.smemPerBlock > 0) {
+    // What the loop's own temporaries and the ring may still need is left free.
+    constexpr int64_t kReserve = 16 * 1024;
+    const int64_t room = env_.smemPerBlock - env_.ringNeedBytes - kReserve - localsEnd_;
+    stages = int(std::clamp<int64_t>(room / t.stagedBytes(), 2, kMaxMmaStages));
+  }
+  // The staging buffers sit below every statement's temporaries for the loop's duration.
+  const int64_t buffers = localsEnd_, savedEnd = localsEnd_;
+  localsEnd_ += stages * t.stagedBytes();
+  peak_ = std::max(peak_, localsEnd_ - SmemLayout::kTiles);
+  auto buffer = [&](V turn) { return smemPtr(env_, b_.CreateAdd(ci(buffers), b_.CreateMul(turn, ci(t.stagedBytes())))); };
+  // The async operands of the iteration at `value`, copied into buffer `turn`.
+  auto copyAhead = [&](V value, V restore, V turn) {
+    atLoopValue(loopStmt, value, restore, [&] {
+      V base = buffer(turn);
+      if (asyncA) copyMmaRows(*mmaRows(a, a.dtype, t.K), base, t.M, t.K, t.ld, true);
+      if (asyncB)
+        copyMmaRows(*mmaRows(b, b.dtype, t.K), b_.CreateGEP(b_.getInt16Ty(), base, ci(t.M * t.ld)), t.N, t.K, t.ld,
+                    true);
+    });
+  };
   const std::vector<const Expr*> ahead = iterationLoads(loopStmt);
   if (!ahead.empty()) when(b_.CreateICmpSLT(lo, hi), [&] { prefetchIteration(loopStmt, ahead, lo); });
-  if (asyncA) {
-    when(b_.CreateICmpSLT(lo, hi), [&] { copyAhead(lo, nullptr, ci(0)); });
-    env_.target->asyncCopiesCommit(b_);
-  }
+  if (async)
+    for (int j = 0; j + 1 < stages; ++j) {
+      V value = b_.CreateAdd(lo, ci(int64_t(j) * loopStmt.step));
+      when(b_.CreateICmpSLT(value, hi), [&] { copyAhead(value, nullptr, ci(j)); });
+      env_.target->asyncCopiesCommit(b_);  // a group every iteration, empty or not: the waits count them
+    }
   loop(lo, hi, ci(loopStmt.step), [&](V i) {
     V next = b_.CreateAdd(i, ci(loopStmt.step));
     if (!ahead.empty()) when(b_.CreateICmpSLT(next, hi), [&] { prefetchIteration(loopStmt, ahead, next); });
@@ -264,12 +300,16 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
     beginStatement();
     std::vector<V> ring = acquireSlots(s);
     for (const auto& o : s.value->operands) prepare(*o);
-    V turn = b_.CreateAnd(b_.CreateUDiv(b_.CreateSub(i, lo), ci(loopStmt.step)), ci(1));
-    Target::MmaOperands ops = stageMma(*s.value, t, buffer(turn), asyncA);  // ends with a barrier
+    V n = b_.CreateUDiv(b_.CreateSub(i, lo), ci(loopStmt.step));
+    V turn = b_.CreateURem(n, ci(stages));
+    // This iteration's group is the oldest of the stages - 1 in flight.
+    Target::MmaOperands ops = stageMma(*s.value, t, buffer(turn), asyncA, asyncB, stages - 2);  // ends with a barrier
     finishStatement(ring);
-    if (asyncA) {
-      // The other buffer's last reader was the previous iteration, before the barrier above.
-      when(b_.CreateICmpSLT(next, hi), [&] { copyAhead(next, i, b_.CreateXor(turn, ci(1))); });
+    if (async) {
+      // That buffer's last reader was the previous iteration, before the barrier above.
+      V later = b_.CreateAdd(i, ci(int64_t(stages - 1) * loopStmt.step));
+      when(b_.CreateICmpSLT(later, hi),
+           [&] { copyAhead(later, i, b_.CreateURem(b_.CreateAdd(n, ci(stages - 1)), ci(stages))); });
       env_.target->asyncCopiesCommit(b_);
     }
     accumulateMma(t, ops, slots);
@@ -289,7 +329,7 @@ void TileGen::accumulateMmaStatement(const Stmt& s, const std::vector<V>& ring) 
   std::vector<llvm::AllocaInst*> slots = mmaAccumulatorSlots(t);
   forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { b_.CreateStore(readTile(acc, i), slot); });
   V staged = allocBytes(t.stagedBytes());
-  Target::MmaOperands ops = stageMma(*s.value, t, staged, false);
+  Target::MmaOperands ops = stageMma(*s.value, t, staged, false, false, 0);
   finishStatement(ring);
   accumulateMma(t, ops, slots);
   forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { writeTile(acc, i, b_.CreateLoad(f32(), slot)); });

@@ -178,16 +178,20 @@ class TileGen {
   // Accumulators a lane may hold for one warp tile, and across an accumulating loop.
   static constexpr int kMaxTileAccumulators = 32;
   static constexpr int kMaxLaneAccumulators = 64;
+  static constexpr int kMaxMmaStages = 4;  // a loop's copy pipeline (mmaAccumulatingLoop)
   TileRef mma(const Expr& e);
   std::optional<MmaTiling> mmaTiling(const Expr& e);  // nullopt: the scalar lowering
   struct MmaRows {
     V base = nullptr;    // row 0 of the operand
     int64_t pitch = 0;   // elements from one row to the next
     bool global = false; // in global memory (else a ring slot)
+    // Rows in groups of groupRows (0: one group), groupPitch elements from one group to the next
+    // (a region over several tiles of a tiled layout).
+    int64_t groupRows = 0, groupPitch = 0;
   };
   std::optional<MmaRows> mmaRows(const Expr& x, DType dt, int64_t K);
   void copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t K, int64_t ld, bool async);
-  Target::MmaOperands stageMma(const Expr& e, const MmaTiling& t, V base, bool aCopied);
+  Target::MmaOperands stageMma(const Expr& e, const MmaTiling& t, V base, bool aCopied, bool bCopied, int pending);
   std::vector<llvm::AllocaInst*> mmaAccumulatorSlots(const MmaTiling& t);
   void forEachMmaTile(const MmaTiling& t, const std::function<void(int j, V m0, V n0)>& body);
   void forEachMmaAccumulator(const MmaTiling& t, const std::vector<llvm::AllocaInst*>& slots,

@@ -9,8 +9,8 @@
 # Programs: examples/*.mk with each of their configs, and tests/codegen/ops/*.mk (their first
 # config); or the FILE[:CONFIG] arguments. For each program and target it runs
 #   mkdsl build FILE --config C --target T -o X.hsaco --metadata X.meta.json
-# (with --set prefill_k_chunk=32 for the Llama-3.2-1B and -8B configs, whose prefill tuning is the
-# H200's and needs more than 64 KiB of LDS)
+# (with the smaller prefill tiles of $AMD_PREFILL for the Llama-3.2-1B and -8B configs, whose
+# prefill tuning is the H200's and needs more than 64 KiB of LDS)
 #   mkdsl build FILE --config C --target T --emit=amdgcn -o X.s
 # and checks that
 #   - mkdsl exits 0 and writes the code object and the sidecar (arch T, entry mk_step);
@@ -36,6 +36,8 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 mkdsl="" stdlib="$root/stdlib" targets="gfx942 gfx90a" lld_opt=""
+# The prefill tiles of the 1B and 8B configs on a workgroup of 64 KiB of LDS (examples/llama.mk).
+AMD_PREFILL="--set prefill_rows=32 --set prefill_k_chunk=32 --set prefill_cols=16 --set prefill_queries=16 --set prefill_keys=64"
 programs=()
 while (($#)); do
   case $1 in
@@ -102,8 +104,8 @@ for prog in "${programs[@]}"; do
     args=(build --stdlib "$stdlib" "$file" --target "$t")
     [[ -n $config ]] && args+=(--config "$config")
     # The 1B and 8B prefill tuning is the H200's: its tiles need more than a workgroup's 64 KiB of
-    # LDS, so an AMDGPU build takes a K chunk that fits (examples/llama.mk says so).
-    [[ $config == llama_3_2_1b || $config == llama_3_8b ]] && args+=(--set prefill_k_chunk=32)
+    # LDS, so an AMDGPU build takes tiles that fit (examples/llama.mk says so).
+    [[ $config == llama_3_2_1b || $config == llama_3_8b ]] && args+=($AMD_PREFILL)
     start=$(date +%s.%N)
     "$mkdsl" "${args[@]}" -o "$co" --metadata "$meta" >"$tmp/mk.log" 2>&1
     rc=$?
