@@ -152,8 +152,10 @@ config tiny : llama_3_2_1b {
     prefill_queries = 16;
     prefill_keys = 16;
     prefill_qkv_cols = 8;
-    prefill_cols = 8;
-    prefill_ffn_cols = 8;
+    /// Two weight tiles per o, down and gate/up task: the GPU check of operands over several
+    /// tiles (scripts/gpu-check.sh `prefill`), where examples/llama_tiny.mk keeps one.
+    prefill_cols = 16;
+    prefill_ffn_cols = 16;
     prefill_norm_chunk = 64;
 }
 

@@ -22,7 +22,9 @@
 #                  (rel L2 <= 5e-3) and the decode step's (<= 1e-2), the gates of
 #                  tests/e2e/prefill_test.cpp; then its prefill step and the decode step from the
 #                  caches it left, in one model (build-gpu/mk-prefill-check)
-#   memcheck-prefill   the same under compute-sanitizer memcheck
+#   prefill-tiles  the same on examples/llama.mk's tiny config (build-gpu/shipped/llama.tiny.ptx: the
+#                  same model, its prefill tasks over two weight tiles each)
+#   memcheck-prefill   the prefill check under compute-sanitizer memcheck
 #   prefill-time   INFO: the Llama-3.2-1B prefill step (build-gpu/llama1b.ptx, random weights) on
 #                  PREFILL_TIME_TOKENS prompts (default "128 512"), PREFILL_TIME_RUNS runs each (default 5):
 #                  the prefill part of the time to first token (sum of the chunks' GPU times), median
@@ -174,16 +176,16 @@ mma_check mma-tc mma_tc 1e-5
 mma_check rows rows 1e-5
 
 # ---- prefill: the prefill kernel's chunks against transformers and the decode kernel ---------------
-prefill_check() {  # NAME LIMIT [compute-sanitizer TOOL]
-  local name=$1 lim=$2; shift 2
+prefill_check() {  # NAME LIMIT KERNEL [compute-sanitizer TOOL]
+  local name=$1 lim=$2 kernel=$3; shift 3
   want "$name" || return 0
-  if [ ! -x "$G/mk-prefill-check" ] || [ ! -f "$G/tiny.ptx" ]; then
-    record "$name" FAIL 0 "missing $G/mk-prefill-check or tiny.ptx: run scripts/gpu-prepare.sh"
+  if [ ! -x "$G/mk-prefill-check" ] || [ ! -f "$kernel" ]; then
+    record "$name" FAIL 0 "missing $G/mk-prefill-check or $kernel: run scripts/gpu-prepare.sh"
     return
   fi
   local pre=()
   [ $# -gt 0 ] && pre=(compute-sanitizer --tool "$2" --error-exitcode 3 --print-limit 50)
-  run "$name" "$(cap "$lim")" "${pre[@]}" "$G/mk-prefill-check" --kernel "$G/tiny.ptx" \
+  run "$name" "$(cap "$lim")" "${pre[@]}" "$G/mk-prefill-check" --kernel "$kernel" \
     --weights tests/data/tiny_llama.safetensors --tokens tests/data/tiny_llama_tokens.txt \
     --golden-f32 tests/data/tiny_llama_logits_f32.npy ${pre:+--timeout-ms 120000}
   local log=$W/logs/$name.log D S
@@ -195,8 +197,10 @@ prefill_check() {  # NAME LIMIT [compute-sanitizer TOOL]
     record "$name" FAIL "$ELAPSED" "exit $RC: ${S:+$S; }${D:-$(last_line 'error|FAIL' "$log")}"
   fi
 }
-prefill_check prefill 60
-prefill_check memcheck-prefill 300 compute-sanitizer memcheck
+prefill_check prefill 60 "$G/tiny.ptx"
+# The tiny config of examples/llama.mk: the same model with two weight tiles per projection task.
+prefill_check prefill-tiles 60 "$G/shipped/llama.tiny.ptx"
+prefill_check memcheck-prefill 300 "$G/tiny.ptx" compute-sanitizer memcheck
 if want prefill-time; then
   for n in ${PREFILL_TIME_TOKENS:-128 512}; do
     if [ "$(left)" -lt 30 ]; then record "prefill-time-$n" INFO 0 "not run: the time budget is spent"; continue; fi
