@@ -189,7 +189,7 @@ TEST_CASE("metadataJson: input and output roles come from what the program does,
   CHECK(m.outputs[1].role == abi::Role::NextToken);
 }
 
-TEST_CASE("metadataJson: an input that starts regions at an offset is bounded for the largest one; prefill roles") {
+TEST_CASE("metadataJson: an input that starts regions at an offset is bounded for the largest one, and the prefill roles") {
   // The prefill's pos0 starts the caches' rows at pos0 + b * BT for chunk rows 0 .. chunk - 1, so
   // pos0 + chunk must fit max_seq (64): the bound is 64 - 16 + 1. `last` picks one of the chunk's
   // 16 rows; every element of the tokens tensor indexes the embedding's 256 rows.
