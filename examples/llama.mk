@@ -78,9 +78,9 @@ config llama_3_2_1b {
     /// rows x 64 columns per projection task (16 for q/k/v, whose RoPE epilogue would not fit),
     /// a K chunk of 128, norms of 4 rows, 64 x 128 attention blocks: 11.4 ms, against 30.3 ms
     /// with 32 x 16 tasks in chunks of 128 tokens. The tiles need up to 227 KB of shared memory:
-    /// an AMDGPU build (64 KiB of LDS per workgroup) takes smaller ones, e.g. `--set
-    /// prefill_rows=32 --set prefill_k_chunk=32 --set prefill_cols=16 --set prefill_queries=16
-    /// --set prefill_keys=64` (tests/codegen/check_amdgpu.sh).
+    /// an AMDGPU build (64 KiB of LDS per workgroup) takes smaller ones, e.g. `--set chunk=128
+    /// --set prefill_rows=32 --set prefill_k_chunk=32 --set prefill_cols=16 --set
+    /// prefill_queries=16 --set prefill_keys=64` (tests/codegen/check_amdgpu.sh).
     /// Rows per task of the prefill projections; divides chunk.
     prefill_rows = 128;
     /// Tuning: K chunk of the prefill projections; divides hidden, heads * head_dim and ffn.
