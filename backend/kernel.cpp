@@ -167,6 +167,10 @@ class KernelBuilder {
     int64_t slotBytes = 0;
     int blockSize = 0;
     int computeThreads = 0;
+    // The fewest slots a ring may have (sizeRing), and the shared memory they take at most after
+    // the tiles (the ring starts 128-byte aligned).
+    int leastSlots() const { return std::max(2, needSlots); }
+    int64_t leastRingBytes() const { return ring ? int64_t(leastSlots()) * slotBytes + 128 : 0; }
   };
 
   // The step's read-only tables in global memory (emitTables).
@@ -462,7 +466,7 @@ class KernelBuilder {
     env.ringSlots = ringSlots;
     env.slotBytes = k.shape.slotBytes;
     env.smemPerBlock = mk_.target.smemPerBlock;
-    env.ringNeedBytes = k.shape.ring ? int64_t(std::max(2, k.shape.needSlots)) * k.shape.slotBytes + 128 : 0;
+    env.ringNeedBytes = k.shape.leastRingBytes();
     env.seq = k.seqSlot;
     env.ablateCopies = opt_.ablation == Ablation::WeightCopies;
     env.ablateMath = opt_.ablation == Ablation::WeightMath;
@@ -678,7 +682,7 @@ class KernelBuilder {
       int64_t fit = (td.smemPerBlock - base) / shape.slotBytes;
       // Any count: the slot of use `seq` is seq % slots with slots a folded constant.
       slots = int(std::min<int64_t>(fit, SmemLayout::kMaxSlots));
-      if (slots < std::max(2, shape.needSlots)) {
+      if (slots < shape.leastSlots()) {
         out.ringRejected = true;
         return true;
       }

@@ -55,6 +55,9 @@ std::optional<TileGen::MmaTiling> TileGen::mmaTiling(const Expr& e) {
 
 int64_t TileGen::MmaTiling::stagedBytes() const { return align16((M + N) * ld * 2); }
 
+// Staged operands: a's M rows from `base`, then b's N rows.
+V TileGen::stagedB(const MmaTiling& t, V base) { return b_.CreateGEP(b_.getInt16Ty(), base, ci(t.M * t.ld)); }
+
 // An operand that is a load of the staged dtype with contiguous, 16-byte aligned rows, and where
 // they are: a streamed one in its ring slot (row-major there, loader.cpp), another in global
 // memory where the layout has a contiguous last dimension. The region's starts are evaluated
@@ -124,7 +127,7 @@ Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base,
   const Expr& a = operand(e, 0);
   const Expr& b = operand(e, 1);
   const DType dt = a.dtype;
-  V sa = base, sb = b_.CreateGEP(b_.getInt16Ty(), base, ci(t.M * t.ld));
+  V sa = base, sb = stagedB(t, base);
   auto put16 = [&](V at, V row, V col, V x) {
     storeStorage(dt, b_.CreateGEP(b_.getInt16Ty(), at, b_.CreateAdd(b_.CreateMul(row, ci(t.ld)), col)), x);
   };
@@ -134,16 +137,16 @@ Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base,
     else forEachElement(t.M * K, [&](V i) { return elem(a, i); },
                         [&](V i, V x) { put16(sa, b_.CreateUDiv(i, ci(K)), b_.CreateURem(i, ci(K)), x); });
   }
-  std::optional<MmaRows> bRows = t.nt && !bCopied ? mmaRows(b, dt, K) : std::nullopt;
-  if (bCopied) {
-  } else if (bRows) {
-    copyMmaRows(*bRows, sb, t.N, K, t.ld, false);
-  } else {
-    const int64_t bCols = t.nt ? K : t.N;
-    forEachElement(t.N * K, [&](V i) { return elem(b, i); }, [&](V i, V x) {
-      V r = b_.CreateUDiv(i, ci(bCols)), c = b_.CreateURem(i, ci(bCols));
-      put16(sb, t.nt ? r : c, t.nt ? c : r, x);
-    });
+  if (!bCopied) {
+    if (std::optional<MmaRows> bRows = t.nt ? mmaRows(b, dt, K) : std::nullopt) {
+      copyMmaRows(*bRows, sb, t.N, K, t.ld, false);
+    } else {
+      const int64_t bCols = t.nt ? K : t.N;
+      forEachElement(t.N * K, [&](V i) { return elem(b, i); }, [&](V i, V x) {
+        V r = b_.CreateUDiv(i, ci(bCols)), c = b_.CreateURem(i, ci(bCols));
+        put16(sb, t.nt ? r : c, t.nt ? c : r, x);
+      });
+    }
   }
   if (aCopied || bCopied) env_.target->asyncCopiesWait(b_, pending);
   barrier();
@@ -280,9 +283,7 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
     atLoopValue(loopStmt, value, restore, [&] {
       V base = buffer(turn);
       if (asyncA) copyMmaRows(*mmaRows(a, a.dtype, t.K), base, t.M, t.K, t.ld, true);
-      if (asyncB)
-        copyMmaRows(*mmaRows(b, b.dtype, t.K), b_.CreateGEP(b_.getInt16Ty(), base, ci(t.M * t.ld)), t.N, t.K, t.ld,
-                    true);
+      if (asyncB) copyMmaRows(*mmaRows(b, b.dtype, t.K), stagedB(t, base), t.N, t.K, t.ld, true);
     });
   };
   const std::vector<const Expr*> ahead = iterationLoads(loopStmt);

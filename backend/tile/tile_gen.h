@@ -191,6 +191,7 @@ class TileGen {
   };
   std::optional<MmaRows> mmaRows(const Expr& x, DType dt, int64_t K);
   void copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t K, int64_t ld, bool async);
+  V stagedB(const MmaTiling& t, V base);
   Target::MmaOperands stageMma(const Expr& e, const MmaTiling& t, V base, bool aCopied, bool bCopied, int pending);
   std::vector<llvm::AllocaInst*> mmaAccumulatorSlots(const MmaTiling& t);
   void forEachMmaTile(const MmaTiling& t, const std::function<void(int j, V m0, V n0)>& body);
