@@ -80,9 +80,9 @@ Options for build (and run):
                                     tiles (h200: 8; 0: none)
 
 Options for build:
-  -o FILE                           write the output to FILE instead of standard output; its
-                                    extension picks the format: .ptx, .cubin, .s (AMDGCN), .hsaco,
-                                    .ll (LLVM IR)
+  -o FILE                           write the output to FILE instead of standard output (`-o -`:
+                                    standard output); its extension picks the format: .ptx, .cubin,
+                                    .s (AMDGCN), .hsaco, .ll (LLVM IR)
   --emit=ptx|cubin                  NVPTX targets: the kernel as PTX (the default), or a cubin
                                     (needs ptxas, and -o)
   --emit=amdgcn|hsaco               AMDGPU targets: the kernel as AMDGCN assembly (the default), or
@@ -371,7 +371,7 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
         a.format = v;
       } else if (cmd == "build" && (arg == "-o" || is(arg, "--output"))) {
         if (arg == "-o" ? !(i + 1 < argc && (v = argv[++i], true)) : !value(i, "--output", v)) return "-o needs a file";
-        a.output = v;
+        a.output = v == "-" ? "" : v;  // `-o -`: standard output, as without -o
       } else if (cmd == "run" && is(arg, "--device")) {
         if (!value(i, "--device", v)) v.clear();
         if (v.rfind("cuda:", 0) == 0 && number(v.substr(5), n) && n <= 1024) {
