@@ -77,7 +77,9 @@ config llama_3_2_1b {
     /// Tuning, the prefill (bench/results/2026-12-03-prefill-tiles, 512 tokens on an H200): 128
     /// rows x 64 columns per projection task (16 for q/k/v, whose RoPE epilogue would not fit),
     /// a K chunk of 128, norms of 4 rows, 64 x 128 attention blocks: 11.4 ms, against 30.3 ms
-    /// with 32 x 16 tasks in chunks of 128 tokens. The tiles need up to 227 KB of shared memory:
+    /// with 32 x 16 tasks in chunks of 128 tokens; 8.4 ms once gate/up and q/k/v share their
+    /// staged rows (bench/results/2026-12-04-prefill-shared-a, where a K chunk of 64 and 32-column
+    /// q/k/v tasks were slower). The tiles need up to 227 KB of shared memory:
     /// an AMDGPU build (64 KiB of LDS per workgroup) takes smaller ones, e.g. `--set chunk=128
     /// --set prefill_rows=32 --set prefill_k_chunk=32 --set prefill_cols=16 --set
     /// prefill_queries=16 --set prefill_keys=64` (tests/codegen/check_amdgpu.sh).

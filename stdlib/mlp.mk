@@ -44,12 +44,11 @@ op swiglu_rows<N2, K, T, R = 16, C = 512, BN = R, BT = 16, KC = 64>(w: bf16[N2, 
     static_assert(BN % R == 0, "swiglu_rows: the columns per task BN must be a multiple of the tile rows R");
     static_assert(T % BT == 0, "swiglu_rows: the row block BT must divide T");
     const F = N2 / 2;
+    // One K loop for both products: the rows of xn are read once for the gate and up columns.
     var gate: f32[BT, BN];
-    for k in 0 .. K by KC {
-        gate += mma_nt(load xn[b * BT : +BT, k : +KC], load w[t * BN : +BN, k : +KC]);
-    }
     var up: f32[BT, BN];
     for k in 0 .. K by KC {
+        gate += mma_nt(load xn[b * BT : +BT, k : +KC], load w[t * BN : +BN, k : +KC]);
         up += mma_nt(load xn[b * BT : +BT, k : +KC], load w[F + t * BN : +BN, k : +KC]);
     }
     store y[b * BT : +BT, t * BN : +BN] = (silu(gate) * up) as bf16;

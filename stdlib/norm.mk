@@ -40,7 +40,7 @@ op rmsnorm_matvec<N, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[N, K] tiled(
 /// state `x` normalised, `y = bf16(g * (x * rsqrt(mean(x^2) + eps)))`, bf16[T, K] (the operand
 /// rounding of the prefill products: docs/language.md §10.1). Task b owns rows b*BR..; the sums of
 /// squares are taken KC columns at a time. Normalising once, apart from the projections, leaves
-/// each projection's K loop one product, which the backend runs on its copy pipeline.
+/// each projection's K loop only its products, which the backend runs on its copy pipeline.
 /// Tuning: `BR` rows per task must divide T; `KC` must divide K.
 op rmsnorm_rows<T, K, BR = 1, KC = 64, eps: float = 1e-5>(x: f32[T, K], norm: bf16[K]) -> y: bf16[T, K]
     tasks b in T / BR {

@@ -116,14 +116,12 @@ op qkv_rope_append_rows<N, K, KVH, S, Dh, T, R = 16, C = 512, BN = R, BT = 16, K
     const H = N / Dh - 2 * KVH;
     let r0 = b * BT;
 
-    // The two halves of the rotation pairs, each its own K loop of one product.
+    // The two halves of the rotation pairs, in one K loop: the rows of xn are read once for both.
     let row = h * Dh + j * BN;
     var a: f32[BT, BN];
-    for k in 0 .. K by KC {
-        a += mma_nt(load xn[r0 : +BT, k : +KC], load w[row : +BN, k : +KC]);
-    }
     var bb: f32[BT, BN];
     for k in 0 .. K by KC {
+        a += mma_nt(load xn[r0 : +BT, k : +KC], load w[row : +BN, k : +KC]);
         bb += mma_nt(load xn[r0 : +BT, k : +KC], load w[row + half : +BN, k : +KC]);
     }
     let qa = a as bf16;

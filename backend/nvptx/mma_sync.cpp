@@ -6,8 +6,11 @@
 //   a: {a[g][2t..], a[g + 8][2t..], a[g][2t + 8..], a[g + 8][2t + 8..]}
 //   b: {b[2t.., g], b[2t + 8.., g]}  (rows k, column n)
 //   c: c[g][2t], c[g][2t + 1], c[g + 8][2t], c[g + 8][2t + 1]
-// Staged rows padded to an odd number of 16-byte units (tile/mma.cpp) put a warp's 32 word loads
-// on 32 distinct banks.
+// The fragments come from shared memory through ldmatrix (m8n8, b16): each 8 x 8 block of 16-bit
+// elements is 8 row addresses of 16 bytes, and lane l receives row l / 4's words 2 (l % 4) of it,
+// which is the fragment layout above; one ldmatrix.x4 gives a's four words, or two n blocks' b.
+// Staged rows padded to an odd number of 16-byte units (tile/mma.cpp) put each 8-row phase on
+// distinct banks.
 #include "backend/nvptx/mma_sync.h"
 
 #include <llvm/IR/Intrinsics.h>
@@ -20,10 +23,19 @@ using llvm::Value;
 namespace {
 constexpr int kM = 16, kN = 8;
 
-// The 32-bit word holding elements (row, col) and (row, col + 1) of a staged operand.
-Value* loadWord(Builder& b, Value* base, int64_t ld, Value* row, Value* col) {
+// ldmatrix of `count` (2 or 4) 8 x 8 blocks of a staged operand; this lane gives the address of
+// row `row`, column `col` (a multiple of 8: 16-byte aligned rows) and receives one word a block.
+std::vector<Value*> loadMatrices(Builder& b, int count, Value* base, int64_t ld, Value* row, Value* col) {
   Value* elem = b.CreateAdd(b.CreateMul(row, b.getInt32(uint32_t(ld))), col);
-  return b.CreateAlignedLoad(b.getInt32Ty(), b.CreateGEP(b.getInt16Ty(), base, elem), llvm::Align(4));
+  Value* ptr = b.CreateGEP(b.getInt16Ty(), base, elem);
+  llvm::Type* shared = llvm::PointerType::get(b.getContext(), 3);
+  if (ptr->getType() != shared) ptr = b.CreateAddrSpaceCast(ptr, shared);
+  const auto id = count == 4 ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16
+                             : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16;
+  Value* words = b.CreateIntrinsic(id, {shared}, {ptr});  // overloaded on the pointer
+  std::vector<Value*> out;
+  for (int i = 0; i < count; ++i) out.push_back(b.CreateExtractValue(words, {unsigned(i)}));
+  return out;
 }
 }  // namespace
 
@@ -37,22 +49,29 @@ std::pair<Value*, Value*> mmaSyncAccumulatorAt(Builder& b, Value* lane, int j) {
 
 void mmaSyncStep(Builder& b, const Target::MmaOperands& ops, Value* lane, Value* m0, Value* n0, Value* k0, int mBlocks,
                  int nBlocks, std::vector<Value*>& acc) {
-  Value* g = b.CreateLShr(lane, 2);
-  Value* k = b.CreateAdd(k0, b.CreateShl(b.CreateAnd(lane, 3), 1));
-  Value* k8 = b.CreateAdd(k, b.getInt32(8));
+  // Lane l addresses row l % 8 of block l / 8.
+  Value* r8 = b.CreateAnd(lane, 7);
+  Value* block = b.CreateLShr(lane, 3);
+  Value* odd = b.CreateAnd(block, 1);
+  Value* high = b.CreateLShr(block, 1);
   const bool bf16 = ops.dtype == DType::BF16;
   // The f16 form takes its operand words as <2 x half>.
   auto word = [&](Value* w) { return bf16 ? w : b.CreateBitCast(w, llvm::FixedVectorType::get(b.getHalfTy(), 2)); };
   std::vector<std::vector<Value*>> a(static_cast<size_t>(mBlocks)), bw(static_cast<size_t>(nBlocks));
-  for (int i = 0; i < mBlocks; ++i) {
-    Value* row = b.CreateAdd(m0, b.CreateAdd(g, b.getInt32(i * kM)));
-    Value* row8 = b.CreateAdd(row, b.getInt32(8));
-    for (auto [r, c] : {std::pair{row, k}, {row8, k}, {row, k8}, {row8, k8}})
-      a[size_t(i)].push_back(word(loadWord(b, ops.a, ops.lda, r, c)));
-  }
-  for (int j = 0; j < nBlocks; ++j) {
-    Value* col = b.CreateAdd(n0, b.CreateAdd(g, b.getInt32(j * kN)));
-    bw[size_t(j)] = {word(loadWord(b, ops.b, ops.ldb, col, k)), word(loadWord(b, ops.b, ops.ldb, col, k8))};
+  // a's blocks in fragment order: rows 0-7 and 8-15 at k 0-7, then both at k 8-15.
+  Value* aRow = b.CreateAdd(m0, b.CreateAdd(r8, b.CreateShl(odd, 3)));
+  Value* aCol = b.CreateAdd(k0, b.CreateShl(high, 3));
+  for (int i = 0; i < mBlocks; ++i)
+    for (Value* w : loadMatrices(b, 4, ops.a, ops.lda, b.CreateAdd(aRow, b.getInt32(i * kM)), aCol))
+      a[size_t(i)].push_back(word(w));
+  // b's blocks: n block j at k 0-7 and k 8-15, then n block j + 1's (x2 for a last odd one).
+  Value* bRow = b.CreateAdd(n0, b.CreateAdd(r8, b.CreateShl(high, 3)));
+  Value* bCol = b.CreateAdd(k0, b.CreateShl(odd, 3));
+  for (int j = 0; j < nBlocks; j += 2) {
+    const int count = j + 1 < nBlocks ? 4 : 2;
+    std::vector<Value*> w = loadMatrices(b, count, ops.b, ops.ldb, b.CreateAdd(bRow, b.getInt32(j * kN)), bCol);
+    bw[size_t(j)] = {word(w[0]), word(w[1])};
+    if (count == 4) bw[size_t(j + 1)] = {word(w[2]), word(w[3])};
   }
   const auto id = bf16 ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16 : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32;
   const int per = mmaSyncAccumulators();

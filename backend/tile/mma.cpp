@@ -118,39 +118,37 @@ void TileGen::copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t K, in
                  [&](V i, V x) { b_.CreateAlignedStore(x, to(i), llvm::Align(16)); });
 }
 
-// Writes a and b at 16 bits from `base` (a's M rows, then b's N rows: b[n, k], so mma's b[k, n]
-// is written transposed) and ends with a barrier. With `aCopied` (`bCopied`), a (b) is there
-// already or on its way, from asynchronous copies this thread issued: before the barrier, all but
-// the newest `pending` groups of them are waited for.
-Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base, bool aCopied, bool bCopied,
-                                      int pending) {
-  const Expr& a = operand(e, 0);
-  const Expr& b = operand(e, 1);
+// a's M rows at 16 bits from `sa`, k contiguous.
+void TileGen::stageMmaA(const Expr& a, const MmaTiling& t, V sa) {
   const DType dt = a.dtype;
-  V sa = base, sb = stagedB(t, base);
-  auto put16 = [&](V at, V row, V col, V x) {
-    storeStorage(dt, b_.CreateGEP(b_.getInt16Ty(), at, b_.CreateAdd(b_.CreateMul(row, ci(t.ld)), col)), x);
-  };
   const int64_t K = t.K;
-  if (!aCopied) {
-    if (auto rows = mmaRows(a, dt, K)) copyMmaRows(*rows, sa, t.M, K, t.ld, false);
-    else forEachElement(t.M * K, [&](V i) { return elem(a, i); },
-                        [&](V i, V x) { put16(sa, b_.CreateUDiv(i, ci(K)), b_.CreateURem(i, ci(K)), x); });
-  }
-  if (!bCopied) {
-    if (std::optional<MmaRows> bRows = t.nt ? mmaRows(b, dt, K) : std::nullopt) {
-      copyMmaRows(*bRows, sb, t.N, K, t.ld, false);
-    } else {
-      const int64_t bCols = t.nt ? K : t.N;
-      forEachElement(t.N * K, [&](V i) { return elem(b, i); }, [&](V i, V x) {
-        V r = b_.CreateUDiv(i, ci(bCols)), c = b_.CreateURem(i, ci(bCols));
-        put16(sb, t.nt ? r : c, t.nt ? c : r, x);
-      });
-    }
-  }
-  if (aCopied || bCopied) env_.target->asyncCopiesWait(b_, pending);
+  if (auto rows = mmaRows(a, dt, K)) return copyMmaRows(*rows, sa, t.M, K, t.ld, false);
+  forEachElement(t.M * K, [&](V i) { return elem(a, i); }, [&](V i, V x) {
+    storeStorage(dt, b_.CreateGEP(b_.getInt16Ty(), sa, b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(i, ci(K)), ci(t.ld)), b_.CreateURem(i, ci(K)))), x);
+  });
+}
+
+// b's N rows at 16 bits from `sb`, k contiguous: b[n, k], so mma's b[k, n] is written transposed.
+void TileGen::stageMmaB(const Expr& b, const MmaTiling& t, V sb) {
+  const DType dt = b.dtype;
+  const int64_t K = t.K;
+  if (std::optional<MmaRows> rows = t.nt ? mmaRows(b, dt, K) : std::nullopt)
+    return copyMmaRows(*rows, sb, t.N, K, t.ld, false);
+  const int64_t bCols = t.nt ? K : t.N;
+  forEachElement(t.N * K, [&](V i) { return elem(b, i); }, [&](V i, V x) {
+    V r = b_.CreateUDiv(i, ci(bCols)), c = b_.CreateURem(i, ci(bCols));
+    V at = b_.CreateAdd(b_.CreateMul(t.nt ? r : c, ci(t.ld)), t.nt ? c : r);
+    storeStorage(dt, b_.CreateGEP(b_.getInt16Ty(), sb, at), x);
+  });
+}
+
+// Writes a and b from `base` (a's M rows, then b's N rows) and ends with a barrier.
+Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base) {
+  V sb = stagedB(t, base);
+  stageMmaA(operand(e, 0), t, base);
+  stageMmaB(operand(e, 1), t, sb);
   barrier();
-  return {dt, sa, t.ld, sb, t.ld};
+  return {operand(e, 0).dtype, base, t.ld, sb, t.ld};
 }
 
 // Tile j of this warp is tile warp + j * warps, when there is one; accumulator q of block (r, c)
@@ -191,32 +189,34 @@ void TileGen::forEachMmaAccumulator(const MmaTiling& t, const std::vector<llvm::
   });
 }
 
-// acc += a b^T over all of K for this warp's tiles, the accumulators in registers (the slots are
-// entry allocas, which LLVM promotes).
-void TileGen::accumulateMma(const MmaTiling& t, const Target::MmaOperands& ops,
-                            const std::vector<llvm::AllocaInst*>& slots) {
+// acc += a b^T over all of K for this warp's tiles of every product (all of one K), the
+// accumulators in registers (the slots are entry allocas, which LLVM promotes). The k steps are
+// the outer loop, so products of one staged a and the same tiling load its fragments once (the
+// loads are the same values, which LLVM merges).
+void TileGen::accumulateMma(const std::vector<MmaAccumulation>& products) {
   V lane = b_.CreateURem(env_.tid, ci(env_.target->warpSize()));
-  forEachMmaTile(t, [&](int j, V m0, V n0) {
-    const size_t count = size_t(t.mb * t.nb * t.perBlock), first = size_t(j) * count;
-    // Two k steps unrolled: a fully unrolled chunk loads every step's fragments up front, and a
-    // 128 x 128 tile then spills on sm_90a (96 registers a thread with the loader warp).
-    loop(ci(0), ci(t.K), ci(t.shape.k), [&](V k0) {
-      std::vector<V> acc;
-      for (size_t q = 0; q < count; ++q) acc.push_back(b_.CreateLoad(f32(), slots[first + q]));
-      env_.target->mmaStep(b_, ops, lane, m0, n0, k0, t.mb, t.nb, acc);
-      for (size_t q = 0; q < count; ++q) b_.CreateStore(acc[q], slots[first + q]);
-    }, /*unroll=*/2);
-  });
+  const MmaTiling& t0 = products.front().t;
+  // Two k steps unrolled: a fully unrolled chunk loads every step's fragments up front, and a
+  // 128 x 128 tile then spills on sm_90a (96 registers a thread with the loader warp).
+  loop(ci(0), ci(t0.K), ci(t0.shape.k), [&](V k0) {
+    for (const MmaAccumulation& p : products)
+      forEachMmaTile(p.t, [&](int j, V m0, V n0) {
+        const size_t count = size_t(p.t.mb * p.t.nb * p.t.perBlock), first = size_t(j) * count;
+        std::vector<V> acc;
+        for (size_t q = 0; q < count; ++q) acc.push_back(b_.CreateLoad(f32(), p.slots[first + q]));
+        env_.target->mmaStep(b_, p.ops, lane, m0, n0, k0, p.t.mb, p.t.nb, acc);
+        for (size_t q = 0; q < count; ++q) b_.CreateStore(acc[q], p.slots[first + q]);
+      });
+  }, /*unroll=*/2);
 }
 
 TileGen::TileRef TileGen::matrixInstructionMma(const Expr& e, const MmaTiling& t) {
   V staged = allocBytes(t.stagedBytes());
-  Target::MmaOperands ops = stageMma(e, t, staged, false, false, 0);
-  std::vector<llvm::AllocaInst*> slots = mmaAccumulatorSlots(t);
-  for (auto* slot : slots) b_.CreateStore(cf(0), slot);
-  accumulateMma(t, ops, slots);
+  MmaAccumulation p{t, mmaAccumulatorSlots(t), stageMma(e, t, staged)};
+  for (auto* slot : p.slots) b_.CreateStore(cf(0), slot);
+  accumulateMma({p});
   TileRef out = allocTemp(t.M * t.N, DType::F32);
-  forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { writeTile(out, i, b_.CreateLoad(f32(), slot)); });
+  forEachMmaAccumulator(t, p.slots, [&](V i, llvm::AllocaInst* slot) { writeTile(out, i, b_.CreateLoad(f32(), slot)); });
   barrier();
   return out;
 }
@@ -233,57 +233,108 @@ bool TileGen::accumulatesMma(const Stmt& s) {
   return mmaTiling(v).has_value();
 }
 
-// A loop whose body is one such accumulation keeps acc's accumulators in registers for the whole
-// loop: each iteration stages its operands into one of S buffers used in turn (so one barrier an
-// iteration orders the staging after the products that last read that buffer), frees its ring
-// slots and runs its k steps. Where the target has asynchronous copies, an operand that is rows in
-// global memory (a prefill's activations; mma_nt's b, a weight's rows) is copied S - 1 iterations
-// ahead, one commit group an iteration: the copies of S - 1 iterations are in flight while one
-// iteration's products run. S is 2 without such copies, else as many as the block's shared memory
-// leaves room for, up to kMaxMmaStages. acc is read before the loop and written after it.
+// Whether two expressions compute the same value in one statement: the same tree. Locals are
+// compared by slot (the loop body's accumulations write none that an operand reads).
+static bool sameExpr(const Expr& x, const Expr& y) {
+  if (x.kind != y.kind || x.dtype != y.dtype || x.shape != y.shape || x.value != y.value || x.index != y.index ||
+      x.unary != y.unary || x.binary != y.binary || x.reduce != y.reduce || x.operands.size() != y.operands.size() ||
+      x.region.size() != y.region.size())
+    return false;
+  for (size_t i = 0; i < x.operands.size(); ++i) {
+    if (!x.operands[i] != !y.operands[i]) return false;
+    if (x.operands[i] && !sameExpr(*x.operands[i], *y.operands[i])) return false;
+  }
+  for (size_t i = 0; i < x.region.size(); ++i) {
+    const ir::RegionDim &rx = x.region[i], &ry = y.region[i];
+    if (rx.length != ry.length || !rx.start != !ry.start) return false;
+    if (rx.start && !sameExpr(*rx.start, *ry.start)) return false;
+  }
+  return true;
+}
+
+// A loop whose body is such accumulations, all of one a operand (`g += mma_nt(x, wg); u +=
+// mma_nt(x, wu)`), keeps every accumulator in registers for the whole loop. Each iteration stages
+// a once and every b after it into one of S buffers used in turn (so one barrier an iteration
+// orders the staging after the products that last read that buffer), frees its ring slots and
+// runs the k steps of all the products. Where the target has asynchronous copies, an operand that
+// is rows in global memory (a prefill's activations; mma_nt's b, a weight's rows) is copied S - 1
+// iterations ahead, one commit group an iteration: the copies of S - 1 iterations are in flight
+// while one iteration's products run. S is 2 without such copies (1, with a second barrier, where
+// the block's shared memory has no room for two), else as many as it leaves room for, up to
+// kMaxMmaStages. The accumulators are read before the loop
+// and written after it.
 bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
-  if (loopStmt.body.size() != 1 || !accumulatesMma(*loopStmt.body[0])) return false;
-  const Stmt& s = *loopStmt.body[0];
-  const MmaTiling t = *mmaTiling(*s.value);
-  if (t.tilesPerWarp * t.mb * t.nb * t.perBlock > kMaxLaneAccumulators) return false;
-  const Expr& a = operand(*s.value, 0);
-  const Expr& b = operand(*s.value, 1);
+  if (loopStmt.body.empty() || !accumulatesMma(*loopStmt.body[0])) return false;
+  const Expr& a = operand(*loopStmt.body[0]->value, 0);
+  struct Product {
+    const Stmt* stmt;
+    MmaAccumulation acc;
+    int64_t bRow;  // b's first row in the staged buffer
+    bool asyncB = false;
+  };
+  std::vector<Product> products;
+  int64_t rows = 0;
+  int laneAccumulators = 0;
+  for (const auto& st : loopStmt.body) {
+    if (!accumulatesMma(*st) || !sameExpr(operand(*st->value, 0), a)) return false;
+    for (const Product& p : products)
+      if (p.stmt->slot == st->slot || reads(*st->value, p.stmt->slot) || reads(*p.stmt->value, st->slot)) return false;
+    const MmaTiling t = *mmaTiling(*st->value);
+    if (products.empty()) rows = t.M;
+    products.push_back({st.get(), {t, {}, {}}, rows});
+    rows += t.N;
+    laneAccumulators += t.tilesPerWarp * t.mb * t.nb * t.perBlock;
+  }
+  if (laneAccumulators > kMaxLaneAccumulators) return false;
+  const MmaTiling& t0 = products.front().acc.t;
+  const int64_t stagedBytes = align16(rows * t0.ld * 2);
   V lo = convert(loopStmt.lo->dtype, DType::I32, scalar(*loopStmt.lo));
   V hi = convert(loopStmt.hi->dtype, DType::I32, scalar(*loopStmt.hi));
   const DType counter = fn_.locals.at(size_t(loopStmt.slot)).dtype;
-  TileRef acc = localTile(s.slot);
-  std::vector<llvm::AllocaInst*> slots = mmaAccumulatorSlots(t);
-  forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { b_.CreateStore(readTile(acc, i), slot); });
-  bool asyncA = false, asyncB = false;
+  for (Product& p : products) {
+    p.acc.slots = mmaAccumulatorSlots(p.acc.t);
+    TileRef acc = localTile(p.stmt->slot);
+    forEachMmaAccumulator(p.acc.t, p.acc.slots, [&](V i, llvm::AllocaInst* slot) { b_.CreateStore(readTile(acc, i), slot); });
+  }
+  bool asyncA = false, anyAsyncB = false;
   if (env_.target->asyncCopies()) {
     atLoopValue(loopStmt, lo, nullptr, [&] {
-      auto rows = mmaRows(a, a.dtype, t.K);
-      asyncA = rows && rows->global;
-      if (t.nt) {
-        auto bRows = mmaRows(b, b.dtype, t.K);
-        asyncB = bRows && bRows->global;
+      auto aRows = mmaRows(a, a.dtype, t0.K);
+      asyncA = aRows && aRows->global;
+      for (Product& p : products) {
+        if (!p.acc.t.nt) continue;
+        auto bRows = mmaRows(operand(*p.stmt->value, 1), a.dtype, t0.K);
+        p.asyncB = bRows && bRows->global;
+        anyAsyncB = anyAsyncB || p.asyncB;
       }
     });
   }
-  const bool async = asyncA || asyncB;
+  const bool async = asyncA || anyAsyncB;
   int stages = 2;
-  if (async && env_.smemPerBlock > 0) {
-    // What the loop's own temporaries and the ring may still need is left free.
+  if (env_.smemPerBlock > 0) {
+    // Below what the ring needs; the tile area ends on a 128-byte boundary.
+    const int64_t room = env_.smemPerBlock - env_.ringNeedBytes - 127 - localsEnd_;
+    // What the loop's own temporaries may still need is left free.
     constexpr int64_t kReserve = 16 * 1024;
-    const int64_t room = env_.smemPerBlock - env_.ringNeedBytes - kReserve - localsEnd_;
-    stages = int(std::clamp<int64_t>(room / t.stagedBytes(), 2, kMaxMmaStages));
+    if (async)
+      stages = int(std::clamp<int64_t>((room - kReserve) / stagedBytes, 2, kMaxMmaStages));
+    else if (room < 2 * stagedBytes)
+      stages = 1;  // one buffer, and a second barrier an iteration (64 KB blocks, several products)
   }
   // The staging buffers sit below every statement's temporaries for the loop's duration.
   const int64_t buffers = localsEnd_, savedEnd = localsEnd_;
-  localsEnd_ += stages * t.stagedBytes();
+  localsEnd_ += stages * stagedBytes;
   peak_ = std::max(peak_, localsEnd_ - SmemLayout::kTiles);
-  auto buffer = [&](V turn) { return smemPtr(env_, b_.CreateAdd(ci(buffers), b_.CreateMul(turn, ci(t.stagedBytes())))); };
+  auto buffer = [&](V turn) { return smemPtr(env_, b_.CreateAdd(ci(buffers), b_.CreateMul(turn, ci(stagedBytes)))); };
+  auto bOf = [&](const Product& p, V base) { return b_.CreateGEP(b_.getInt16Ty(), base, ci(p.bRow * t0.ld)); };
   // The async operands of the iteration at `value`, copied into buffer `turn`.
   auto copyAhead = [&](V value, V restore, V turn) {
     atLoopValue(loopStmt, value, restore, [&] {
       V base = buffer(turn);
-      if (asyncA) copyMmaRows(*mmaRows(a, a.dtype, t.K), base, t.M, t.K, t.ld, true);
-      if (asyncB) copyMmaRows(*mmaRows(b, b.dtype, t.K), stagedB(t, base), t.N, t.K, t.ld, true);
+      if (asyncA) copyMmaRows(*mmaRows(a, a.dtype, t0.K), base, t0.M, t0.K, t0.ld, true);
+      for (const Product& p : products)
+        if (p.asyncB)
+          copyMmaRows(*mmaRows(operand(*p.stmt->value, 1), a.dtype, t0.K), bOf(p, base), p.acc.t.N, t0.K, t0.ld, true);
     });
   };
   const std::vector<const Expr*> ahead = iterationLoads(loopStmt);
@@ -299,12 +350,25 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
     if (!ahead.empty()) when(b_.CreateICmpSLT(next, hi), [&] { prefetchIteration(loopStmt, ahead, next); });
     writeScalarLocal(loopStmt.slot, convert(DType::I32, counter, i));
     beginStatement();
-    std::vector<V> ring = acquireSlots(s);
-    for (const auto& o : s.value->operands) prepare(*o);
+    std::vector<V> ring;
+    for (const Product& p : products) {
+      std::vector<V> slots = acquireSlots(*p.stmt);
+      ring.insert(ring.end(), slots.begin(), slots.end());
+    }
+    for (const Product& p : products)
+      for (const auto& o : p.stmt->value->operands) prepare(*o);
     V n = b_.CreateUDiv(b_.CreateSub(i, lo), ci(loopStmt.step));
     V turn = b_.CreateURem(n, ci(stages));
+    V base = buffer(turn);
+    if (stages == 1) barrier();  // the previous iteration's products have read the buffer
+    if (!asyncA) stageMmaA(a, t0, base);
+    for (Product& p : products) {
+      if (!p.asyncB) stageMmaB(operand(*p.stmt->value, 1), p.acc.t, bOf(p, base));
+      p.acc.ops = {a.dtype, base, t0.ld, bOf(p, base), t0.ld};
+    }
     // This iteration's group is the oldest of the stages - 1 in flight.
-    Target::MmaOperands ops = stageMma(*s.value, t, buffer(turn), asyncA, asyncB, stages - 2);  // ends with a barrier
+    if (async) env_.target->asyncCopiesWait(b_, stages - 2);
+    barrier();
     finishStatement(ring);
     if (async) {
       // That buffer's last reader was the previous iteration, before the barrier above.
@@ -313,11 +377,16 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
            [&] { copyAhead(later, i, b_.CreateURem(b_.CreateAdd(n, ci(stages - 1)), ci(stages))); });
       env_.target->asyncCopiesCommit(b_);
     }
-    accumulateMma(t, ops, slots);
+    std::vector<MmaAccumulation> accs;
+    for (const Product& p : products) accs.push_back(p.acc);
+    accumulateMma(accs);
   });
   localsEnd_ = savedEnd;
   beginStatement();
-  forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { writeTile(acc, i, b_.CreateLoad(f32(), slot)); });
+  for (const Product& p : products) {
+    TileRef acc = localTile(p.stmt->slot);
+    forEachMmaAccumulator(p.acc.t, p.acc.slots, [&](V i, llvm::AllocaInst* slot) { writeTile(acc, i, b_.CreateLoad(f32(), slot)); });
+  }
   barrier();
   return true;
 }
@@ -327,13 +396,13 @@ void TileGen::accumulateMmaStatement(const Stmt& s, const std::vector<V>& ring) 
   const MmaTiling t = *mmaTiling(*s.value);
   TileRef acc = localTile(s.slot);
   for (const auto& o : s.value->operands) prepare(*o);
-  std::vector<llvm::AllocaInst*> slots = mmaAccumulatorSlots(t);
-  forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { b_.CreateStore(readTile(acc, i), slot); });
+  MmaAccumulation p{t, mmaAccumulatorSlots(t), {}};
+  forEachMmaAccumulator(t, p.slots, [&](V i, llvm::AllocaInst* slot) { b_.CreateStore(readTile(acc, i), slot); });
   V staged = allocBytes(t.stagedBytes());
-  Target::MmaOperands ops = stageMma(*s.value, t, staged, false, false, 0);
+  p.ops = stageMma(*s.value, t, staged);
   finishStatement(ring);
-  accumulateMma(t, ops, slots);
-  forEachMmaAccumulator(t, slots, [&](V i, llvm::AllocaInst* slot) { writeTile(acc, i, b_.CreateLoad(f32(), slot)); });
+  accumulateMma({p});
+  forEachMmaAccumulator(t, p.slots, [&](V i, llvm::AllocaInst* slot) { writeTile(acc, i, b_.CreateLoad(f32(), slot)); });
   barrier();
 }
 

@@ -192,12 +192,20 @@ class TileGen {
   std::optional<MmaRows> mmaRows(const Expr& x, DType dt, int64_t K);
   void copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t K, int64_t ld, bool async);
   V stagedB(const MmaTiling& t, V base);
-  Target::MmaOperands stageMma(const Expr& e, const MmaTiling& t, V base, bool aCopied, bool bCopied, int pending);
+  void stageMmaA(const Expr& a, const MmaTiling& t, V sa);
+  void stageMmaB(const Expr& b, const MmaTiling& t, V sb);
+  Target::MmaOperands stageMma(const Expr& e, const MmaTiling& t, V base);
   std::vector<llvm::AllocaInst*> mmaAccumulatorSlots(const MmaTiling& t);
+  // One product's accumulators (mmaAccumulatorSlots) and where its operands are staged.
+  struct MmaAccumulation {
+    MmaTiling t;
+    std::vector<llvm::AllocaInst*> slots;
+    Target::MmaOperands ops{};
+  };
   void forEachMmaTile(const MmaTiling& t, const std::function<void(int j, V m0, V n0)>& body);
   void forEachMmaAccumulator(const MmaTiling& t, const std::vector<llvm::AllocaInst*>& slots,
                              const std::function<void(V element, llvm::AllocaInst* slot)>& visit);
-  void accumulateMma(const MmaTiling& t, const Target::MmaOperands& ops, const std::vector<llvm::AllocaInst*>& slots);
+  void accumulateMma(const std::vector<MmaAccumulation>& products);
   TileRef matrixInstructionMma(const Expr& e, const MmaTiling& t);
   bool accumulatesMma(const Stmt& s);
   bool mmaAccumulatingLoop(const Stmt& loopStmt);

@@ -1,7 +1,7 @@
 // mma and mma_nt on the matrix instruction (backend/tile/mma.cpp with the target's mmaStep:
 // nvptx/mma_sync.cpp, amdgpu/mfma.cpp): bf16 and f16 operands on shapes that are multiples of
 // the target's block (mma.sync m16n8k16; MFMA 16x16x16), so every product here takes it. The
-// operands are staged in shared memory at 16 bits (32-bit ld.shared / 64-bit ds_read fragment loads)
+// operands are staged in shared memory at 16 bits (ldmatrix / 64-bit ds_read fragment loads)
 // and the accumulators stay in registers: no f32 fma of the scalar lowering is left (mma.mk has
 // that one, on shapes that do not fit). The forms: plain products (up, down, side) and an
 // accumulating loop (acc_loop). tests/codegen/mma_tensor_ptxas.mk assembles these kernels.
@@ -63,7 +63,7 @@ step decode(token: i32) -> (q: f32[toks, 64]) {
 }
 
 // PTX-NOT: fma.rn.f32
-// PTX: ld.shared.u32
+// PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX-NOT: fma.rn.f32
