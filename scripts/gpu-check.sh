@@ -32,6 +32,9 @@
 #                  (build-gpu/shipped.txt): random HF weights, teacher-forced through every position of
 #                  the KV cache, gated at every position against transformers float32; the per-position
 #                  curve in parity.md and curve.tsv.gz (CHECKS="parity" runs them all)
+#   prefill-parity-STEM.CONFIG   the same with --prefill-check for each shipped config with a
+#                  prefill_logits step (chunk T): T + T/4 positions through decode and through prefill
+#                  in two chunkings, each against transformers float32 (CHECKS="prefill-parity": all)
 #   parity-hf-init INFO: the shipped Llama-3.2-1B the same way, with transformers' own initialisation
 #   depth-2, depth-4, depth-8   diagnostic (INFO, not gated): the 1B shapes with fewer layers
 #   memcheck, synccheck, racecheck   compute-sanitizer on the tiny model (the 24 golden steps)
@@ -60,7 +63,8 @@
 # (16), CHECKS (a space-separated subset of the names above to run, e.g. CHECKS="parity memcheck";
 # default all),
 # BENCH_CONTEXTS ("512 4096"), BENCH_MODELS ("llama-3.2-1b"), BENCH_PREFILL (unset: no prefill rows),
-# BENCH_SKIP_DECODE (0), VARIANT_STEPS (64), VARIANT_WINDOW (unset).
+# BENCH_SKIP_DECODE (0), VARIANT_STEPS (64), VARIANT_WINDOW (unset), PREFILL_PARITY_TOKENS (unset:
+# T + T/4 for each model).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -230,6 +234,29 @@ while read -r SNAME SFILE SCONFIG; do
   # The greedy check (informational) costs a second pass of every position: the small models only.
   [ "$SPARAMS" -gt 1000000 ] && SARGS+=(--no-greedy)
   run "$CN" "$(cap 480)" python3 scripts/gpu_parity.py "${SARGS[@]}" < /dev/null
+  D=$(last_line '^PARITY' "$W/logs/$CN.log")
+  [ $RC -eq 0 ] && record "$CN" PASS "$ELAPSED" "$SFILE --config $SCONFIG: $D" ||
+    record "$CN" FAIL "$ELAPSED" "$SFILE --config $SCONFIG: exit $RC: ${D:-see logs/$CN.log}"
+  rm -rf "$W/tmp"
+done < "$G/shipped.txt"
+
+# ---- prefill parity of the shipped models (issue 18) ------------------------------------------------
+# Each shipped config with a prefill_logits step of T tokens a chunk, on random HF weights:
+# PREFILL_PARITY_TOKENS tokens (default T + T/4: a whole chunk and a partial one) through the decode step and through
+# prefill_logits in two chunkings, every position against transformers float32 (gpu_parity.py
+# --prefill-check: issue 5's gate on both paths), then decode from a prefill's caches.
+while read -r SNAME SFILE SCONFIG; do
+  [ -n "$SNAME" ] || continue
+  CN="prefill-parity-$SNAME"
+  want "$CN" || want prefill-parity || continue
+  SMETA="$G/shipped/$SNAME.meta.json"
+  PT=$(python3 -c "import json,sys; sys.path.insert(0, 'scripts'); from gpu_parity import prefill_chunk_tokens as t; n = t(json.load(open(sys.argv[1]))); print(n + n // 4 if n else 0)" "$SMETA" 2>/dev/null || echo 0)
+  if [ "$PT" -eq 0 ]; then record "$CN" SKIP 0 "$SFILE --config $SCONFIG: no prefill_logits step"; continue; fi
+  PT=${PREFILL_PARITY_TOKENS:-$PT}
+  if [ "$(left)" -lt 60 ]; then record "$CN" FAIL 0 "not run: the time budget is spent"; continue; fi
+  run "$CN" "$(cap 480)" python3 scripts/gpu_parity.py --meta "$SMETA" --ptx "$G/shipped/$SNAME.ptx" \
+    --mkrt "$G/mkrt-run" --prefill-check "$G/mk-prefill-check" --out "$W/$CN" --steps "$PT" --prompt "$PT" \
+    --name "$SNAME" --seed "$SEED_1B" --max-shard-size 2GB --work "$W/tmp" --mkrt-timeout 400 --no-greedy < /dev/null
   D=$(last_line '^PARITY' "$W/logs/$CN.log")
   [ $RC -eq 0 ] && record "$CN" PASS "$ELAPSED" "$SFILE --config $SCONFIG: $D" ||
     record "$CN" FAIL "$ELAPSED" "$SFILE --config $SCONFIG: exit $RC: ${D:-see logs/$CN.log}"

@@ -43,6 +43,14 @@ Model mode (the default), for one `mkdsl build` output of any .mk and config:
      bf16 there).
   5. Informational (not gated, --no-greedy skips it): mkrt-run's own greedy decode from the
      prompt, checked against transformers float32 teacher-forced on mkrt's greedy sequence.
+  6. With --prefill-check BIN (build-gpu/mk-prefill-check), for a kernel with a prefill_logits
+     step of T tokens a chunk: the same tokens through that step in two chunkings (prefill_chunkings:
+     whole chunks then the rest, and a short chunk first so that later chunks start mid-block), every
+     position's logits against the same transformers float32 run with the same gate (rel L2 <= 1e-2
+     and the argmax rule) and against the decode step's within twice that (two paths, each within
+     the gate of the reference, are within its double of each other: prefill rounds the attention
+     probabilities and the activations between its products to bf16 where decode keeps f32), then
+     the decode step from the caches a prefill left. Part of the pass/fail.
   Writes DIR/parity.json (summaries, the curve in --windows windows, versions, config, pass/fail,
   the command; per-step rows for runs of at most 256 steps), DIR/parity.md (the same as tables,
   also printed) and DIR/curve.tsv.gz (every position's rel L2 and argmax flags for each
@@ -726,7 +734,62 @@ def model_mode(args):
         log(f"[{name}] transformers {tag}: {time.time() - t0:.1f} s")
     del ref_sd
 
+    if args.prefill_check:
+        res["prefill"] = prefill_check(args, meta, wdir, tokens, hf["f32"], name)
     return analyze_model(args, res, name, tokens, hf, info, mk_npy, greedy, wdir, t_start)
+
+
+def prefill_chunk_tokens(meta):
+    """T of the kernel's prefill_logits step (its `tokens` input), or None without one."""
+    for st in meta.get("steps", []):
+        if st.get("step") == "prefill_logits":
+            for t in st.get("tensors", []):
+                if t.get("name") == "tokens" and t.get("kind") == "input" and len(t.get("shape", [])) == 1:
+                    return int(t["shape"][0])
+    return None
+
+
+def prefill_chunkings(T, n):
+    """Two chunkings of n tokens in chunks of at most T: greedy whole chunks, and a short first
+    chunk (about T / 5) so that the chunks after it start mid-block and the last is partial."""
+    def greedy(first):
+        out, left = ([first] if first else []), n - first
+        while left > 0:
+            out.append(min(T, left))
+            left -= out[-1]
+        return out
+    return [greedy(0), greedy(max(1, min(T // 5, n - 1)))] if n > 1 else [[1]]
+
+
+def prefill_check(args, meta, wdir, tokens, golden_f32, name):
+    """Step 6: mk-prefill-check on the saved weights, the tokens and transformers' float32 logits."""
+    T = prefill_chunk_tokens(meta)
+    if T is None:
+        raise RuntimeError(f"--prefill-check: {args.meta} has no prefill_logits step")
+    gold = os.path.join(args.work, f"{name}-hf_f32_logits.npy")
+    tok = os.path.join(args.work, f"{name}-tokens.txt")
+    np.save(gold, np.ascontiguousarray(golden_f32, dtype=np.float32))
+    with open(tok, "w") as f:
+        f.write(",".join(str(t) for t in tokens))
+    chunkings = prefill_chunkings(T, len(tokens))
+    cmd = [args.prefill_check, "--kernel", args.ptx, "--weights", wdir, "--tokens", tok, "--golden-f32", gold,
+           "--gate-hf", str(REL_L2_GATE), "--gate-decode", str(2 * REL_L2_GATE), "--argmax-margin", str(ARGMAX_MARGIN)]
+    for c in chunkings:
+        cmd += ["--chunks", ",".join(map(str, c))]
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.mkrt_timeout)
+        rc, out = p.returncode, p.stdout + p.stderr
+    except subprocess.TimeoutExpired as e:
+        so = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        rc, out = 124, so + f"\n[gpu_parity] mk-prefill-check killed after {args.mkrt_timeout} s\n"
+    with open(os.path.join(args.out, "prefill_check.log"), "w") as f:
+        f.write("$ " + shlex.join(cmd) + "\n" + out + f"\n[exit status {rc}]\n")
+    os.remove(gold)
+    lines = [ln for ln in out.splitlines() if ln.startswith(("chunks ", "prefill of ", "decode kernel "))]
+    log(f"[{name}] prefill check (chunks of {T}): exit {rc}, {time.time() - t0:.1f} s\n  " + "\n  ".join(lines))
+    return dict(command=shlex.join(cmd), exit_status=rc, chunk_tokens=T, chunkings=chunkings, results=lines,
+                passed=rc == 0, log="prefill_check.log", wall_s=round(time.time() - t0, 2))
 
 
 def windows(c, steps, n):
@@ -811,7 +874,7 @@ def analyze_model(args, res, name, tokens, hf, info, mk_npy, greedy, wdir, t_sta
             os.remove(greedy["logits"])
 
     gate_c = comps.get("mkdsl_vs_hf_f32", {}).get("all")
-    res["passed"] = bool(gate_c and gate_c["passed"])
+    res["passed"] = bool(gate_c and gate_c["passed"]) and res.get("prefill", {}).get("passed", True)
     if not gate_c:
         res["error"] = "mkrt-run failed: " + info.get("stderr_tail", "")[-500:]
     res["timings_s"]["total"] = round(time.time() - t_start, 2)
@@ -830,7 +893,9 @@ def analyze_model(args, res, name, tokens, hf, info, mk_npy, greedy, wdir, t_sta
     log(f"PARITY {name}: {'PASS' if res['passed'] else 'FAIL'}: {steps} positions, worst rel L2 vs f32 "
         f"{fmt(s.get('worst_rel_l2'))} (position {s.get('worst_step')}), vs bf16 {fmt(b.get('worst_rel_l2'))}; "
         f"transformers bf16 vs f32 worst {fmt(hb.get('worst_rel_l2'))}; argmax rule vs f32 "
-        f"{s.get('argmax_checked_equal')}/{s.get('argmax_checked')}; argmax equal {s.get('argmax_equal')}/{steps}")
+        f"{s.get('argmax_checked_equal')}/{s.get('argmax_checked')}; argmax equal {s.get('argmax_equal')}/{steps}"
+        + (f"; prefill {'PASS' if res['prefill']['passed'] else 'FAIL'}: " + "; ".join(res["prefill"]["results"])
+           if "prefill" in res else ""))
     return 0 if res["passed"] else 1
 
 
@@ -907,6 +972,11 @@ def write_model_md(args, res):
         lines += ["", f"For scale, the same gate applied to transformers' own bf16 run against its float32 run: "
                       f"{'PASS' if t['passed'] else 'FAIL'} (worst {fmt(t['worst_rel_l2'])} at position {t['worst_step']}, "
                       f"{t['steps_over_gate_count']} of {res['steps']} positions over {REL_L2_GATE:g})."]
+    pf = res.get("prefill")
+    if pf:
+        lines += ["", f"Prefill (step 6, `{pf['command']}`): {'PASS' if pf['passed'] else 'FAIL'} "
+                      f"(exit {pf['exit_status']}; chunks of {pf['chunk_tokens']}, chunkings {pf['chunkings']}):", ""]
+        lines += [f"- {ln}" for ln in pf["results"]]
     lines += ["", GATE_NOTE, "", f"Result: **{'PASS' if res['passed'] else 'FAIL'}**", ""]
     text = "\n".join(lines)
     with open(os.path.join(args.out, "parity.md"), "w") as f:
@@ -942,6 +1012,7 @@ def main():
     ap.add_argument("--golden-weights", help="for the tiny model: compare the weights with this file")
     ap.add_argument("--no-greedy", action="store_true", help="skip the informational greedy check")
     ap.add_argument("--mkrt-timeout", type=int, default=300, help="seconds one mkrt-run may take")
+    ap.add_argument("--prefill-check", help="mk-prefill-check: also check the prefill_logits step (step 6)")
     ap.add_argument("--golden", help="golden mode: the tests/data folder")
     ap.add_argument("--cpu-logits", help="golden mode: the CPU interpreter's logits on the golden tokens")
     args = ap.parse_args()

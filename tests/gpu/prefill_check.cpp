@@ -9,7 +9,12 @@
 //
 //   mk-prefill-check --kernel K.ptx --weights W.safetensors --tokens T.txt --golden-f32 G.npy
 //                    [--chunks 16,8 --chunks 5,16,3] [--timeout-ms N]
+//                    [--gate-hf X] [--gate-decode X] [--argmax-margin F]
 //
+// --weights: a .safetensors file or a folder of shards. --gate-hf / --gate-decode: the relative L2
+// gates (default the CPU test's, 5e-3 and 1e-2); --argmax-margin F: the argmax must equal
+// transformers' where its top-2 margin exceeds F of its logits' range (default 0: everywhere but
+// exact ties; random weights of a real vocabulary have near-ties, which issue 5's rule, 1e-2, skips).
 // --timeout-ms: how long one wait in the kernels may spin (the runtime's default otherwise; long
 // under compute-sanitizer).
 // Prints one line per chunking and the worst errors; exit 0 when every gate holds, 1 otherwise.
@@ -23,6 +28,7 @@
 // `mkdsl build --trace`) the first run's first chunk is written as a Chrome trace and its summary
 // per op printed, as mkrt-run --trace does for a decode step.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -42,6 +48,17 @@ namespace {
 // The CPU test's gates (tests/e2e/prefill_test.cpp says why these sizes).
 constexpr double kVsDecode = 1e-2;
 constexpr double kVsHfF32 = 5e-3;
+
+// Whether a row's argmax is decided: its top-2 margin exceeds `margin` of its range.
+bool argmaxDecided(const std::vector<float>& row, double margin) {
+  float top = -INFINITY, second = -INFINITY, low = INFINITY;
+  for (float x : row) {
+    if (x > top) second = top, top = x;
+    else if (x > second) second = x;
+    low = std::min(low, x);
+  }
+  return double(top) - double(second) > margin * (double(top) - double(low));
+}
 
 // Row p of a [rows, V] row-major array.
 std::vector<float> rowOf(const std::vector<float>& all, size_t p, size_t V) {
@@ -109,6 +126,7 @@ int run(int argc, char** argv) {
   uint64_t timeoutMs = 0, seed = 0;
   std::string tracePath;
   int timeTokens = 0, runs = 5;
+  double gateDecode = kVsDecode, gateHf = kVsHfF32, argmaxMargin = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -125,6 +143,9 @@ int run(int argc, char** argv) {
     else if (a == "--time-tokens") timeTokens = std::stoi(value());
     else if (a == "--runs") runs = std::stoi(value());
     else if (a == "--trace") tracePath = value();
+    else if (a == "--gate-hf") gateHf = std::stod(value());
+    else if (a == "--gate-decode") gateDecode = std::stod(value());
+    else if (a == "--argmax-margin") argmaxMargin = std::stod(value());
     else throw std::runtime_error("unknown argument '" + a + "'");
   }
   auto meta = [](const std::string& ptx) { return ptx.substr(0, ptx.rfind('.')) + ".meta.json"; };
@@ -170,8 +191,13 @@ int run(int argc, char** argv) {
 
   bool ok = true;
   double worstDecodeGpu = 0;
-  for (size_t p = 0; p < N; ++p)
+  std::vector<bool> decided(N);
+  size_t decidedCount = 0;
+  for (size_t p = 0; p < N; ++p) {
     worstDecodeGpu = std::max(worstDecodeGpu, mkref::rel_l2(rowOf(decoded, p, V), rowOf(gold.data, p, V)));
+    decided[p] = argmaxDecided(rowOf(gold.data, p, V), argmaxMargin);
+    decidedCount += decided[p];
+  }
   for (const std::vector<int>& chunks : chunkings) {
     prefill.reset();
     std::vector<float> rows;
@@ -199,16 +225,17 @@ int run(int argc, char** argv) {
       const double h = mkref::rel_l2(mine, hf);
       worstDecode = std::max(worstDecode, d);
       worstHf = std::max(worstHf, h);
-      agree += mkref::argmax(mine) == mkref::argmax(hf);
-      if (d > kVsDecode || h > kVsHfF32) {
-        std::printf("  position %zu: rel L2 %.3e against decode (gate %.0e), %.3e against HF f32 (gate %.0e)\n", p, d,
-                    kVsDecode, h, kVsHfF32);
+      const bool same = mkref::argmax(mine) == mkref::argmax(hf);
+      agree += decided[p] && same;
+      if (d > gateDecode || h > gateHf || (decided[p] && !same)) {
+        std::printf("  position %zu: rel L2 %.3e against decode (gate %.0e), %.3e against HF f32 (gate %.0e)%s\n", p, d,
+                    gateDecode, h, gateHf, decided[p] && !same ? ", argmax differs" : "");
         ok = false;
       }
     }
-    ok = ok && nextOk && agree == N;
+    ok = ok && nextOk;
     std::printf("chunks %s: prefill vs decode worst %.3e, vs HF f32 worst %.3e, argmax equal %zu/%zu, next %s\n",
-                label.c_str(), worstDecode, worstHf, agree, N, nextOk ? "ok" : "WRONG");
+                label.c_str(), worstDecode, worstHf, agree, decidedCount, nextOk ? "ok" : "WRONG");
   }
 
   // The production pair: `prefill` of the first chunk, then the decode step from its caches.
@@ -230,7 +257,7 @@ int run(int argc, char** argv) {
       worst = std::max(worst, mkref::rel_l2(mine, rowOf(decoded, p, V)));
       worstHf = std::max(worstHf, mkref::rel_l2(mine, rowOf(gold.data, p, V)));
     }
-    const bool pairOk = worst <= kVsDecode && worstHf <= kVsHfF32;
+    const bool pairOk = worst <= gateDecode && worstHf <= gateHf;
     ok = ok && pairOk;
     std::printf("prefill of %d tokens, then decode of %zu from its caches: worst %.3e vs decode-only, %.3e vs HF f32%s\n",
                 n, N - size_t(n), worst, worstHf, pairOk ? "" : " (over the gate)");
