@@ -261,8 +261,7 @@ static bool sameExpr(const Expr& x, const Expr& y) {
 // iterations ahead, one commit group an iteration: the copies of S - 1 iterations are in flight
 // while one iteration's products run. S is 2 without such copies (1, with a second barrier, where
 // the block's shared memory has no room for two), else as many as it leaves room for, up to
-// kMaxMmaStages. The accumulators are read before the loop
-// and written after it.
+// kMaxMmaStages. The accumulators are read before the loop and written after it.
 bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
   if (loopStmt.body.empty() || !accumulatesMma(*loopStmt.body[0])) return false;
   const Expr& a = operand(*loopStmt.body[0]->value, 0);
