@@ -85,6 +85,10 @@ class KernelBuilder {
                   std::to_string(target_.maxSharedPerBlock()));
       return std::nullopt;
     }
+    if (opt_.warpgroupMma && !target_.arch().warpgroupMma) {
+      diags_.emit(SourceRange{}, BackendTarget, td.name, "--mma=warpgroup needs sm_90a's wgmma, which " + opt_.arch + " lacks");
+      return std::nullopt;
+    }
     if (!placeTensors() || !makeVariants()) return std::nullopt;
     auto first = build(/*ring=*/target_.asyncWeightRing());
     if (!first) return std::nullopt;
@@ -233,7 +237,8 @@ class KernelBuilder {
     auto* smemTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(*out.ctx), 0);
     auto* gSmem = new llvm::GlobalVariable(m, smemTy, false, llvm::GlobalValue::ExternalLinkage, nullptr, "mk_smem",
                                            nullptr, llvm::GlobalValue::NotThreadLocal, target_.sharedSpace());
-    gSmem->setAlignment(llvm::Align(128));
+    // The warpgroup matrix instruction's swizzled operands start 1024-byte aligned (tile/mma.cpp).
+    gSmem->setAlignment(llvm::Align(opt_.warpgroupMma ? 1024 : 128));
     const Entry entry = declareEntry(m, shape->blockSize);
 
     auto* entryBlock = llvm::BasicBlock::Create(*out.ctx, "entry", entry.fn);
@@ -471,6 +476,7 @@ class KernelBuilder {
     env.ablateCopies = opt_.ablation == Ablation::WeightCopies;
     env.ablateMath = opt_.ablation == Ablation::WeightMath;
     env.l2AheadTiles = mk_.target.l2AheadTiles;
+    env.warpgroupMma = opt_.warpgroupMma;
     env.error = k.entry.error;
     env.sm = k.sm;
     env.epoch = k.entry.epoch;

@@ -147,6 +147,30 @@ class Target {
     unavailable("the matrix instruction");
   }
 
+  // --- The warpgroup matrix instruction (arch().warpgroupMma: wgmma on sm_90a). The four warps
+  // of a warpgroup (128 consecutive threads from a multiple of 128) multiply 64 rows of a by n
+  // rows of b, both staged in the swizzled layout (tile/mma.cpp): an operand of R rows (a multiple
+  // of 8) and K columns (a multiple of 64) is K / 64 panels of R * 128 bytes from a 1024-byte
+  // aligned start; row r of a panel is at r * 128 and its 16-byte chunk c at (c ^ r % 8) * 16.
+  struct GroupMmaTile {
+    llvm::Value* a = nullptr;  // ptr addrspace(3): the tile's first a row in panel 0
+    int64_t aPanelBytes = 0;
+    llvm::Value* b = nullptr;  // ptr addrspace(3): its first b row in panel 0
+    int64_t bPanelBytes = 0;
+    int n = 0;  // b rows: a multiple of 8, at most 256
+    // n / 2 f32 a lane: warp w of the group holds rows 16 w .. 16 w + 15 and, for each 8 columns
+    // in turn, the four of mmaAccumulatorAt.
+    std::vector<llvm::Value*>* acc = nullptr;
+  };
+  // acc += a b^T over k 0 .. K for every tile, called by all the group's lanes alike; the products
+  // (their shared-memory reads too) are done when it returns.
+  virtual void groupMma(Builder&, DType, const std::vector<GroupMmaTile>& /*tiles*/, int64_t /*K*/) const {
+    unavailable("the warpgroup matrix instruction");
+  }
+  // Orders this thread's shared-memory writes (stores, landed async copies) before the matrix
+  // instruction's reads of them, which a barrier after it then publishes to the block.
+  virtual void fenceSharedForGroupMma(Builder&) const { unavailable("the warpgroup matrix instruction"); }
+
   // --- The compute threads' own asynchronous copies (a copy pipeline inside a loop), with
   // copy16: commit closes the calling thread's copies issued since the last commit into a group
   // (possibly empty); wait returns once at most `pending` of its newest groups are still in

@@ -33,6 +33,9 @@ struct ArchDesc {
   // loader warp is one of the 16.
   bool loaderWarpOnTop = false;
   MmaShape mma;
+  // sm_90a's warpgroup matrix instruction (wgmma.mma_async, operands in 128-byte-swizzled shared
+  // memory): products whose rows come in 64s run on it, four warps together (tile/mma.cpp).
+  bool warpgroupMma = false;
 };
 
 // Why a tile product of a[M, K] and b[K, N] (or b[N, K]) does not fit `arch`'s matrix

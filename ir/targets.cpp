@@ -4,12 +4,13 @@
 namespace mk::ir {
 
 const std::vector<ArchDesc>& archs() {
-  // The matrix instructions (MmaShape): mma.sync's m16n8k16 on every NVPTX arch (sm_90a's wgmma
-  // is coarser, a multiple of it); MFMA 16x16x16 on both AMDGPU archs.
+  // The matrix instructions (MmaShape): mma.sync's m16n8k16 on every NVPTX arch (sm_90a's wgmma,
+  // where a product fits it, is coarser: a multiple of it); MFMA 16x16x16 on both AMDGPU archs.
   static constexpr MmaShape kMmaSync{"mma.sync m16n8k16", 16, 8, 16};
   static constexpr MmaShape kMfma{"MFMA 16x16x16", 16, 16, 16};
   static const std::vector<ArchDesc> kArchs = {
-      {"sm_90a", ArchFamily::Nvptx, /*bulkAsyncCopy=*/true, /*loaderWarpOnTop=*/true, kMmaSync},
+      {"sm_90a", ArchFamily::Nvptx, /*bulkAsyncCopy=*/true, /*loaderWarpOnTop=*/true, kMmaSync,
+       /*warpgroupMma=*/true},
       {"sm_90", ArchFamily::Nvptx, /*bulkAsyncCopy=*/true, /*loaderWarpOnTop=*/true, kMmaSync},
       {"sm_80", ArchFamily::Nvptx, /*bulkAsyncCopy=*/false, /*loaderWarpOnTop=*/false, kMmaSync},
       // No weight ring on AMDGPU (amdgpu_target.cpp): its capabilities stay off.

@@ -203,8 +203,8 @@ std::vector<std::string> decodeReport(const DecodeResult& r) {
                 (long long)r.promptTokens, (long long)r.generated.size());
   lines.push_back(buf);
   if (r.ttftMs >= 0 && r.prefillSteps == 0) {
-    std::snprintf(buf, sizeof buf, "time to first token: %.3f ms (the %lld prompt steps, host wall clock)", r.ttftMs,
-                  (long long)r.promptTokens);
+    std::snprintf(buf, sizeof buf, "time to first token: %.3f ms (the %lld prompt step%s, host wall clock)", r.ttftMs,
+                  (long long)r.promptTokens, r.promptTokens == 1 ? "" : "s");
     lines.push_back(buf);
   } else if (r.ttftMs >= 0) {
     const int64_t single = r.promptSteps - r.prefillSteps;

@@ -14,6 +14,8 @@
 #                  equal the CPU interpreter's (rel L2 <= 1e-6: the same summation order and roundings)
 #   mma-tc         tests/gpu/mma_tensor_decode.mk (mma and mma_nt on mma.sync, f16 and bf16): every step's
 #                  logits against the CPU interpreter's (rel L2 <= 1e-5: another summation order)
+#   mma-wg         tests/gpu/mma_group_decode.mk (mma and mma_nt on wgmma, f16 and bf16, tiles shared
+#                  unevenly between warpgroups): the same comparison (rel L2 <= 1e-5)
 #   rows           tests/gpu/chunk_attention_decode.mk (row_sum/max/min, repeat_rows/cols, a chunk-shaped
 #                  attention): logits against the interpreter's (rel L2 <= 1e-5: exp and the summation
 #                  order differ; 4.45e-07 measured on an H200, bench/results/2026-12-03-rows-check)
@@ -177,6 +179,7 @@ mma_check() {  # NAME STEM TOLERANCE: build-gpu/STEM.ptx against STEM_cpu.npy
 }
 mma_check mma mma 1e-6
 mma_check mma-tc mma_tc 1e-5
+mma_check mma-wg mma_wg 1e-5
 mma_check rows rows 1e-5
 
 # ---- prefill: the prefill kernel's chunks against transformers and the decode kernel ---------------
@@ -214,6 +217,19 @@ if want prefill-time; then
   done
 fi
 
+# One shipped config (a shipped.txt line) through scripts/gpu_parity.py, recorded as check CN:
+# CN SNAME SFILE SCONFIG [more gpu_parity.py options].
+shipped_parity() {
+  local cn=$1 sname=$2 sfile=$3 sconfig=$4; shift 4
+  run "$cn" "$(cap 480)" python3 scripts/gpu_parity.py --meta "$G/shipped/$sname.meta.json" \
+    --ptx "$G/shipped/$sname.ptx" --mkrt "$G/mkrt-run" --out "$W/$cn" --name "$sname" --max-shard-size 2GB \
+    --work "$W/tmp" --mkrt-timeout 400 "$@" < /dev/null
+  D=$(last_line '^PARITY' "$W/logs/$cn.log")
+  [ $RC -eq 0 ] && record "$cn" PASS "$ELAPSED" "$sfile --config $sconfig: $D" ||
+    record "$cn" FAIL "$ELAPSED" "$sfile --config $sconfig: exit $RC: ${D:-see logs/$cn.log}"
+  rm -rf "$W/tmp"
+}
+
 # ---- parity against transformers at every position, for every shipped config ----------------------
 # gpu-prepare.sh's shipped.txt lists each config of examples/*.mk; each is teacher-forced through
 # every position of its KV cache (gpu_parity.py --steps all) against transformers float32. The tiny
@@ -223,8 +239,7 @@ while read -r SNAME SFILE SCONFIG; do
   CN="parity-$SNAME"
   want "$CN" || want parity || continue
   SMETA="$G/shipped/$SNAME.meta.json"
-  SARGS=(--meta "$SMETA" --ptx "$G/shipped/$SNAME.ptx" --mkrt "$G/mkrt-run" --out "$W/$CN" --steps all
-         --prompt "$PROMPT" --name "$SNAME" --max-shard-size 2GB --work "$W/tmp" --mkrt-timeout 400)
+  SARGS=(--steps all --prompt "$PROMPT")
   SPARAMS=$(python3 -c "import json,sys; v=json.load(open(sys.argv[1]))['config_values']; print(v['vocab'] * v['hidden'])" "$SMETA" 2>/dev/null || echo 0)
   if [ "$SNAME" = llama_tiny.tiny ]; then
     SARGS+=(--seed "$SEED_TINY" --golden-weights tests/data/tiny_llama.safetensors)
@@ -233,11 +248,7 @@ while read -r SNAME SFILE SCONFIG; do
   fi
   # The greedy check (informational) costs a second pass of every position: the small models only.
   [ "$SPARAMS" -gt 1000000 ] && SARGS+=(--no-greedy)
-  run "$CN" "$(cap 480)" python3 scripts/gpu_parity.py "${SARGS[@]}" < /dev/null
-  D=$(last_line '^PARITY' "$W/logs/$CN.log")
-  [ $RC -eq 0 ] && record "$CN" PASS "$ELAPSED" "$SFILE --config $SCONFIG: $D" ||
-    record "$CN" FAIL "$ELAPSED" "$SFILE --config $SCONFIG: exit $RC: ${D:-see logs/$CN.log}"
-  rm -rf "$W/tmp"
+  shipped_parity "$CN" "$SNAME" "$SFILE" "$SCONFIG" "${SARGS[@]}"
 done < "$G/shipped.txt"
 
 # ---- prefill parity of the shipped models (issue 18) ------------------------------------------------
@@ -254,13 +265,8 @@ while read -r SNAME SFILE SCONFIG; do
   if [ "$PT" -eq 0 ]; then record "$CN" SKIP 0 "$SFILE --config $SCONFIG: no prefill_logits step"; continue; fi
   PT=${PREFILL_PARITY_TOKENS:-$PT}
   if [ "$(left)" -lt 60 ]; then record "$CN" FAIL 0 "not run: the time budget is spent"; continue; fi
-  run "$CN" "$(cap 480)" python3 scripts/gpu_parity.py --meta "$SMETA" --ptx "$G/shipped/$SNAME.ptx" \
-    --mkrt "$G/mkrt-run" --prefill-check "$G/mk-prefill-check" --out "$W/$CN" --steps "$PT" --prompt "$PT" \
-    --name "$SNAME" --seed "$SEED_1B" --max-shard-size 2GB --work "$W/tmp" --mkrt-timeout 400 --no-greedy < /dev/null
-  D=$(last_line '^PARITY' "$W/logs/$CN.log")
-  [ $RC -eq 0 ] && record "$CN" PASS "$ELAPSED" "$SFILE --config $SCONFIG: $D" ||
-    record "$CN" FAIL "$ELAPSED" "$SFILE --config $SCONFIG: exit $RC: ${D:-see logs/$CN.log}"
-  rm -rf "$W/tmp"
+  shipped_parity "$CN" "$SNAME" "$SFILE" "$SCONFIG" --prefill-check "$G/mk-prefill-check" --steps "$PT" \
+    --prompt "$PT" --seed "$SEED_1B" --no-greedy
 done < "$G/shipped.txt"
 
 # ---- depth sweep (diagnostic, not gated: INFO rows) -----------------------------------------------
@@ -369,7 +375,7 @@ fi
 if want benchmark; then
   bad_parity=""
   for i in "${!NAMES[@]}"; do
-    case "${NAMES[$i]}" in golden-tiny|parity-*) [ "${RESULTS[$i]}" = FAIL ] && bad_parity="$bad_parity ${NAMES[$i]}";; esac
+    case "${NAMES[$i]}" in golden-tiny|parity-*|prefill-parity-*) [ "${RESULTS[$i]}" = FAIL ] && bad_parity="$bad_parity ${NAMES[$i]}";; esac
   done
   if [ -n "$bad_parity" ]; then
     record benchmark FAIL 0 "not run: parity failed in this run ($bad_parity)"

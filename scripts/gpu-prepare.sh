@@ -21,6 +21,8 @@
 #                                  step) and the interpreter's logits for it (random weights 7)
 #   mma_tc.ptx, mma_tc.meta.json, mma_tc_cpu.npy  the same for tests/gpu/mma_tensor_decode.mk (on
 #                                  the matrix instruction)
+#   mma_wg.ptx, mma_wg.meta.json, mma_wg_cpu.npy  the same for tests/gpu/mma_group_decode.mk (on
+#                                  sm_90a's warpgroup instruction)
 #   rows.ptx, rows.meta.json, rows_cpu.npy  the same for tests/gpu/chunk_attention_decode.mk (row_sum,
 #                                  row_max, row_min, repeat_rows, repeat_cols in a chunk-shaped attention)
 #   mk-prefill-check               the prefill steps of tiny.ptx against tests/data's goldens and its
@@ -33,7 +35,8 @@
 #
 #   bash scripts/gpu-prepare.sh            # then: device run `bash scripts/gpu-check.sh`, carry build-gpu
 #
-# Environment: BUILD (default build), OUT_DIR (default build-gpu), DROP_TASK (default 5), MMA_TILES.
+# Environment: BUILD (default build), OUT_DIR (default build-gpu), DROP_TASK (default 5), MMA_TILES,
+# MKDSL_BUILD_OPTIONS (added to every kernel's build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -66,10 +69,12 @@ for tool in mkrt-run mk-prefill-check; do
   fi
 done
 
+# MKDSL_BUILD_OPTIONS: options for every kernel (e.g. `--mma=warpgroup`, to run every check on it).
+read -ra BUILD_OPTIONS <<< "${MKDSL_BUILD_OPTIONS:-}"
 build() {  # NAME FILE [mkdsl build options...]
   local name=$1 file=$2; shift 2
-  echo "$MKDSL build $file -o $G/$name.ptx --target sm_90a $*"
-  "$MKDSL" build "$file" -o "$G/$name.ptx" --target sm_90a "$@"
+  echo "$MKDSL build $file -o $G/$name.ptx --target sm_90a ${BUILD_OPTIONS[*]} $*"
+  "$MKDSL" build "$file" -o "$G/$name.ptx" --target sm_90a "${BUILD_OPTIONS[@]}" "$@"
 }
 build tiny examples/llama_tiny.mk
 build llama1b examples/llama.mk --config llama_3_2_1b
@@ -126,6 +131,10 @@ done
 echo "$MKDSL run tests/gpu/mma_tensor_decode.mk --device cpu --random-weights 7 --tokens $MMA_TOKENS --max-new 0 --dump-logits $G/mma_tc_cpu.npy"
 "$MKDSL" run tests/gpu/mma_tensor_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \
   --dump-logits "$G/mma_tc_cpu.npy"
+build mma_wg tests/gpu/mma_group_decode.mk --mma=warpgroup
+echo "$MKDSL run tests/gpu/mma_group_decode.mk --device cpu --random-weights 7 --tokens $MMA_TOKENS --max-new 0 --dump-logits $G/mma_wg_cpu.npy"
+"$MKDSL" run tests/gpu/mma_group_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \
+  --dump-logits "$G/mma_wg_cpu.npy"
 build rows tests/gpu/chunk_attention_decode.mk
 echo "$MKDSL run tests/gpu/chunk_attention_decode.mk --device cpu --random-weights 7 --tokens $MMA_TOKENS --max-new 0 --dump-logits $G/rows_cpu.npy"
 "$MKDSL" run tests/gpu/chunk_attention_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \
@@ -173,6 +182,7 @@ step "$G/PREPARED.txt"
 
   echo "tokens (tests/data): $TOKENS"
   echo "drop-signal task: $DROP_TASK"
+  echo "build options of every kernel (MKDSL_BUILD_OPTIONS): ${MKDSL_BUILD_OPTIONS:-none}"
   echo "files:"
   (cd "$G" && find . -type f ! -name PREPARED.txt | sort | xargs sha256sum | sed 's/^/  /')
 } > "$G/PREPARED.txt"

@@ -1,6 +1,7 @@
 // NVPTX (the registry's ArchFamily::Nvptx architectures). What LLVM 19 cannot select, or selects without the ordering we
 // need (scoped acquire loads and release reductions, mbarriers, bulk async copies, the global
-// timer), is written here as inline PTX: this file is the one place that spells PTX by hand.
+// timer), is written here as inline PTX: this file and wgmma.cpp (the warpgroup matrix
+// instruction) are the places that spell PTX by hand.
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -8,6 +9,7 @@
 #include <algorithm>
 
 #include "backend/nvptx/mma_sync.h"
+#include "backend/nvptx/wgmma.h"
 #include "backend/target.h"
 
 namespace mk::backend {
@@ -165,6 +167,11 @@ class NvptxTarget final : public Target {
                int nBlocks, std::vector<Value*>& acc) const override {
     nvptx::mmaSyncStep(b, ops, lane, m0, n0, k0, mBlocks, nBlocks, acc);
   }
+  // wgmma (nvptx/wgmma.cpp) where arch().warpgroupMma says so.
+  void groupMma(Builder& b, DType dt, const std::vector<GroupMmaTile>& tiles, int64_t K) const override {
+    nvptx::groupMma(b, dt, tiles, K);
+  }
+  void fenceSharedForGroupMma(Builder& b) const override { nvptx::fenceSharedForGroupMma(b); }
 
   void prefetchLine(Builder& b, Value* ptr) const override {
     // No memory clobber: a hint orders nothing.

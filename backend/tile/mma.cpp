@@ -1,9 +1,10 @@
 // mma: c[M, N] = a[M, K] b[K, N]; mma_nt: c[M, N] = a[M, K] b[N, K]^T. Two lowerings:
-// - on the target's matrix instruction (Target::mmaStep: mma.sync m16n8k16 on NVPTX, MFMA
-//   16x16x16 on AMDGPU) where the operands are bf16 or f16 and the shape is a multiple of its
-//   block (ir::mmaMisfit): the operands are staged in shared memory at their 16-bit dtype, k
-//   contiguous, and each warp (wave) keeps the accumulators of its output tiles in registers
-//   over all of K;
+// - on the target's matrix instruction where the operands are bf16 or f16 and the shape is a
+//   multiple of its block (ir::mmaMisfit): the operands are staged in shared memory at their
+//   16-bit dtype, k contiguous, and the accumulators of each output tile stay in registers over
+//   all of K. Per warp (wave) on Target::mmaStep (mma.sync m16n8k16 on NVPTX, MFMA 16x16x16 on
+//   AMDGPU), from rows padded against bank conflicts; per warpgroup on Target::groupMma (wgmma
+//   on sm_90a) where M and K are multiples of 64, from 128-byte-swizzled panels;
 // - otherwise on CUDA cores / VALU, every target alike (f32 operands, any shape).
 // Both are in today's value model: the result is an f32 shared-memory tile.
 #include <llvm/IR/Intrinsics.h>
@@ -30,6 +31,25 @@ std::optional<TileGen::MmaTiling> TileGen::mmaTiling(const Expr& e) {
   if ((nt ? b.shape[1] : b.shape[0]) != t.K || ir::mmaMisfit(tg.arch(), t.M, t.N, t.K)) return std::nullopt;
   t.shape = tg.arch().mma;
   t.ld = t.K + 8;
+  t.perBlock = tg.mmaAccumulators();
+  const int groups = T() / kGroupThreads;
+  if (env_.warpgroupMma && T() % kGroupThreads == 0 && t.M % 64 == 0 && t.K % 64 == 0 && t.N % 8 == 0) {
+    // Tiles of 64 x groupN: the fewest columns on the busiest warpgroup, then the widest (an
+    // instruction reads its 64 rows of a for every groupN columns). At most kMaxTileAccumulators
+    // a lane: groupN <= 64.
+    int64_t best = 0;
+    for (int n = 2 * kMaxTileAccumulators; n >= 8; n -= 8) {
+      if (t.N % n) continue;
+      const int64_t tiles = (t.M / 64) * (t.N / n), busiest = (tiles + groups - 1) / groups * n;
+      if (!best || busiest < best) best = busiest, t.groupN = n;
+    }
+    t.group = true;
+    t.mb = 1, t.nb = t.groupN / t.shape.n;
+    t.tilesAcross = t.N / t.groupN;
+    t.tiles = (t.M / 64) * t.tilesAcross;
+    t.tilesPerWarp = int((t.tiles + groups - 1) / groups);
+    return t;
+  }
   // Each warp takes tiles of mb x nb blocks: a k step loads mb a fragments and nb b fragments
   // for mb * nb products, so the larger and squarer the tile, the fewer shared-memory bytes a
   // product reads. The largest tile that still gives every warp one and holds at most
@@ -49,14 +69,25 @@ std::optional<TileGen::MmaTiling> TileGen::mmaTiling(const Expr& e) {
   t.tilesAcross = across / t.nb;
   t.tiles = (down / t.mb) * t.tilesAcross;
   t.tilesPerWarp = int((t.tiles + warps - 1) / warps);
-  t.perBlock = tg.mmaAccumulators();
   return t;
 }
 
-int64_t TileGen::MmaTiling::stagedBytes() const { return align16((M + N) * ld * 2); }
+// Padded: rows of ld elements. Swizzled (group): rows x K in K / 64 panels of rows x 64, each
+// 1024-byte aligned since rows is a multiple of 8 (Target::GroupMmaTile).
+int64_t TileGen::MmaTiling::stagedRowsBytes(int64_t rows) const { return align16(rows * (group ? K : ld) * 2); }
+int64_t TileGen::MmaTiling::stagedBytes() const { return stagedRowsBytes(M + N); }
+
+V TileGen::stagedElement(const MmaTiling& t, V operand, int64_t rows, V row, V k) {
+  if (!t.group) return b_.CreateGEP(b_.getInt16Ty(), operand, b_.CreateAdd(b_.CreateMul(row, ci(t.ld)), k));
+  V panel = b_.CreateUDiv(k, ci(64)), within = b_.CreateURem(k, ci(64));
+  V chunk = b_.CreateXor(b_.CreateUDiv(within, ci(8)), b_.CreateAnd(row, ci(7)));
+  V at = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(panel, ci(rows * 64)), b_.CreateMul(row, ci(64))),
+                      b_.CreateAdd(b_.CreateMul(chunk, ci(8)), b_.CreateAnd(within, ci(7))));
+  return b_.CreateGEP(b_.getInt16Ty(), operand, at);
+}
 
 // Staged operands: a's M rows from `base`, then b's N rows.
-V TileGen::stagedB(const MmaTiling& t, V base) { return b_.CreateGEP(b_.getInt16Ty(), base, ci(t.M * t.ld)); }
+V TileGen::stagedB(const MmaTiling& t, V base) { return b_.CreateGEP(b_.getInt16Ty(), base, ci(t.stagedRowsBytes(t.M) / 2)); }
 
 // An operand that is a load of the staged dtype with contiguous, 16-byte aligned rows, and where
 // they are: a streamed one in its ring slot (row-major there, loader.cpp), another in global
@@ -90,10 +121,10 @@ std::optional<TileGen::MmaRows> TileGen::mmaRows(const Expr& x, DType dt, int64_
                  groupPitch};
 }
 
-// rows x K elements from `src` to `dst` (rows of `ld`), 16 bytes a thread and round: loads and
-// stores, or with `async` the target's asynchronous copies (global sources only).
-void TileGen::copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t K, int64_t ld, bool async) {
-  const int64_t per = K / 8;
+// rows x K elements from `src` to the staged operand at `dst`, 16 bytes a thread and round: loads
+// and stores, or with `async` the target's asynchronous copies (global sources only).
+void TileGen::copyMmaRows(const MmaRows& src, V dst, int64_t rows, const MmaTiling& t, bool async) {
+  const int64_t K = t.K, per = K / 8;
   auto* v4 = llvm::FixedVectorType::get(i32(), 4);
   auto wide = [&](V x) { return b_.CreateZExt(x, b_.getInt64Ty()); };
   auto rowOf = [&](V i) { return b_.CreateUDiv(i, ci(per)); };
@@ -108,7 +139,8 @@ void TileGen::copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t K, in
     return b_.CreateGEP(b_.getInt16Ty(), src.base, b_.CreateAdd(rowStart, col(i)));
   };
   auto to = [&](V i) {
-    return b_.CreateGEP(b_.getInt16Ty(), dst, b_.CreateAdd(b_.CreateMul(wide(rowOf(i)), b_.getInt64(uint64_t(ld))), col(i)));
+    if (t.group) return stagedElement(t, dst, rows, rowOf(i), b_.CreateMul(b_.CreateURem(i, ci(per)), ci(8)));
+    return b_.CreateGEP(b_.getInt16Ty(), dst, b_.CreateAdd(b_.CreateMul(wide(rowOf(i)), b_.getInt64(uint64_t(t.ld))), col(i)));
   };
   if (async) {
     forEachElement(rows * per, [&](V i) { env_.target->copy16(b_, to(i), from(i)); });
@@ -122,9 +154,9 @@ void TileGen::copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t K, in
 void TileGen::stageMmaA(const Expr& a, const MmaTiling& t, V sa) {
   const DType dt = a.dtype;
   const int64_t K = t.K;
-  if (auto rows = mmaRows(a, dt, K)) return copyMmaRows(*rows, sa, t.M, K, t.ld, false);
+  if (auto rows = mmaRows(a, dt, K)) return copyMmaRows(*rows, sa, t.M, t, false);
   forEachElement(t.M * K, [&](V i) { return elem(a, i); }, [&](V i, V x) {
-    storeStorage(dt, b_.CreateGEP(b_.getInt16Ty(), sa, b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(i, ci(K)), ci(t.ld)), b_.CreateURem(i, ci(K)))), x);
+    storeStorage(dt, stagedElement(t, sa, t.M, b_.CreateUDiv(i, ci(K)), b_.CreateURem(i, ci(K))), x);
   });
 }
 
@@ -133,12 +165,11 @@ void TileGen::stageMmaB(const Expr& b, const MmaTiling& t, V sb) {
   const DType dt = b.dtype;
   const int64_t K = t.K;
   if (std::optional<MmaRows> rows = t.nt ? mmaRows(b, dt, K) : std::nullopt)
-    return copyMmaRows(*rows, sb, t.N, K, t.ld, false);
+    return copyMmaRows(*rows, sb, t.N, t, false);
   const int64_t bCols = t.nt ? K : t.N;
   forEachElement(t.N * K, [&](V i) { return elem(b, i); }, [&](V i, V x) {
     V r = b_.CreateUDiv(i, ci(bCols)), c = b_.CreateURem(i, ci(bCols));
-    V at = b_.CreateAdd(b_.CreateMul(t.nt ? r : c, ci(t.ld)), t.nt ? c : r);
-    storeStorage(dt, b_.CreateGEP(b_.getInt16Ty(), sb, at), x);
+    storeStorage(dt, stagedElement(t, sb, t.N, t.nt ? r : c, t.nt ? c : r), x);
   });
 }
 
@@ -147,6 +178,7 @@ Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base)
   V sb = stagedB(t, base);
   stageMmaA(operand(e, 0), t, base);
   stageMmaB(operand(e, 1), t, sb);
+  if (t.group) env_.target->fenceSharedForGroupMma(b_);
   barrier();
   return {operand(e, 0).dtype, base, t.ld, sb, t.ld};
 }
@@ -159,17 +191,22 @@ std::vector<llvm::AllocaInst*> TileGen::mmaAccumulatorSlots(const MmaTiling& t) 
   return slots;
 }
 
+// On the warpgroup instruction a tile goes to a warpgroup, and warp w of it takes rows 16 (w % 4)
+// on of the tile's 64.
 void TileGen::forEachMmaTile(const MmaTiling& t, const std::function<void(int j, V m0, V n0)>& body) {
-  const int ws = env_.target->warpSize(), warps = T() / ws;
+  const int ws = env_.target->warpSize(), dealers = t.group ? T() / kGroupThreads : T() / ws;
   V warp = b_.CreateUDiv(env_.tid, ci(ws));
+  V dealer = t.group ? b_.CreateUDiv(env_.tid, ci(kGroupThreads)) : warp;
+  const int64_t tileRows = t.group ? 64 : int64_t(t.shape.m) * t.mb;
   for (int j = 0; j < t.tilesPerWarp; ++j) {
-    V s = b_.CreateAdd(warp, ci(int64_t(j) * warps));
+    V s = b_.CreateAdd(dealer, ci(int64_t(j) * dealers));
     auto tile = [&] {
-      V m0 = b_.CreateMul(b_.CreateUDiv(s, ci(t.tilesAcross)), ci(int64_t(t.shape.m) * t.mb));
+      V m0 = b_.CreateMul(b_.CreateUDiv(s, ci(t.tilesAcross)), ci(tileRows));
+      if (t.group) m0 = b_.CreateAdd(m0, b_.CreateMul(b_.CreateURem(warp, ci(kGroupThreads / ws)), ci(t.shape.m)));
       V n0 = b_.CreateMul(b_.CreateURem(s, ci(t.tilesAcross)), ci(int64_t(t.shape.n) * t.nb));
       body(j, m0, n0);
     };
-    if (int64_t(j + 1) * warps <= t.tiles) tile();  // every warp has tile j
+    if (int64_t(j + 1) * dealers <= t.tiles) tile();  // every warp (warpgroup) has tile j
     else when(b_.CreateICmpULT(s, ci(t.tiles)), tile);
   }
 }
@@ -194,6 +231,7 @@ void TileGen::forEachMmaAccumulator(const MmaTiling& t, const std::vector<llvm::
 // the outer loop, so products of one staged a and the same tiling load its fragments once (the
 // loads are the same values, which LLVM merges).
 void TileGen::accumulateMma(const std::vector<MmaAccumulation>& products) {
+  if (products.front().t.group) return accumulateGroupMma(products);
   V lane = b_.CreateURem(env_.tid, ci(env_.target->warpSize()));
   const MmaTiling& t0 = products.front().t;
   // Two k steps unrolled: a fully unrolled chunk loads every step's fragments up front, and a
@@ -210,8 +248,141 @@ void TileGen::accumulateMma(const std::vector<MmaAccumulation>& products) {
   }, /*unroll=*/2);
 }
 
+// The same on the warpgroup instruction: one Target::groupMma for all of K and every product's
+// tile j of this warpgroup, or, where some warpgroups lack a tile, one per tile under its
+// condition (uniform across the warpgroup, as the instruction needs).
+void TileGen::accumulateGroupMma(const std::vector<MmaAccumulation>& products) {
+  const int groups = T() / kGroupThreads;
+  V group = b_.CreateUDiv(env_.tid, ci(kGroupThreads));
+  struct Tile {
+    const MmaAccumulation* p;
+    int j;
+  };
+  auto run = [&](const std::vector<Tile>& set) {
+    std::vector<std::vector<V>> acc(set.size());
+    std::vector<Target::GroupMmaTile> tiles;
+    for (size_t i = 0; i < set.size(); ++i) {
+      const MmaTiling& t = set[i].p->t;
+      const size_t count = size_t(t.nb * t.perBlock), first = size_t(set[i].j) * count;
+      for (size_t q = 0; q < count; ++q) acc[i].push_back(b_.CreateLoad(f32(), set[i].p->slots[first + q]));
+      V s = b_.CreateAdd(group, ci(int64_t(set[i].j) * groups));
+      V m0 = b_.CreateMul(b_.CreateUDiv(s, ci(t.tilesAcross)), ci(64));
+      V n0 = b_.CreateMul(b_.CreateURem(s, ci(t.tilesAcross)), ci(t.groupN));
+      const auto& ops = set[i].p->ops;
+      // A panel row is 128 bytes.
+      tiles.push_back({b_.CreateGEP(b_.getInt8Ty(), ops.a, b_.CreateMul(m0, ci(128))), t.M * 128,
+                       b_.CreateGEP(b_.getInt8Ty(), ops.b, b_.CreateMul(n0, ci(128))), t.N * 128, t.groupN, &acc[i]});
+    }
+    env_.target->groupMma(b_, products.front().ops.dtype, tiles, products.front().t.K);
+    for (size_t i = 0; i < set.size(); ++i) {
+      const MmaTiling& t = set[i].p->t;
+      const size_t count = size_t(t.nb * t.perBlock), first = size_t(set[i].j) * count;
+      for (size_t q = 0; q < count; ++q) b_.CreateStore(acc[i][q], set[i].p->slots[first + q]);
+    }
+  };
+  bool even = true;
+  for (const MmaAccumulation& p : products) even = even && p.t.tiles % groups == 0;
+  if (even) {
+    std::vector<Tile> all;
+    for (const MmaAccumulation& p : products)
+      for (int j = 0; j < p.t.tilesPerWarp; ++j) all.push_back({&p, j});
+    return run(all);
+  }
+  for (const MmaAccumulation& p : products)
+    for (int j = 0; j < p.t.tilesPerWarp; ++j) {
+      if (int64_t(j + 1) * groups <= p.t.tiles) run({{&p, j}});
+      else when(b_.CreateICmpULT(b_.CreateAdd(group, ci(int64_t(j) * groups)), ci(p.t.tiles)), [&] { run({{&p, j}}); });
+    }
+}
+
+// Tiles of a width that divides N: the fewest columns on the busiest warpgroup, then the widest,
+// so that gate and up of 128 x 64 give each of four warpgroups one 64 x 64 tile (an instruction
+// reads its 64 rows of a for every width columns) rather than a 64 x 32 of each.
+std::optional<TileGen::GroupDeal> TileGen::dealGroupTiles(const MmaTiling& t, int products) {
+  const int groups = T() / kGroupThreads;
+  GroupDeal d{t, products, 0, 0};
+  int64_t best = 0;
+  for (int n = 2 * kMaxTileAccumulators; n >= 8; n -= 8) {
+    if (t.N % n) continue;
+    const int64_t total = products * (t.M / 64) * (t.N / n), busiest = (total + groups - 1) / groups * n;
+    if (!best || busiest < best) best = busiest, d.t.groupN = n;
+  }
+  if (!best) return std::nullopt;
+  d.t.nb = d.t.groupN / t.shape.n;
+  d.t.tilesAcross = t.N / d.t.groupN;
+  d.t.tiles = (t.M / 64) * d.t.tilesAcross;
+  d.total = products * d.t.tiles;
+  d.rounds = int((d.total + groups - 1) / groups);
+  return d;
+}
+
+void TileGen::forEachDealtTile(const GroupDeal& d, const std::function<void(int r, V product, V m0, V n0)>& body) {
+  const int groups = T() / kGroupThreads;
+  V group = b_.CreateUDiv(env_.tid, ci(kGroupThreads));
+  for (int r = 0; r < d.rounds; ++r) {
+    V u = b_.CreateAdd(group, ci(int64_t(r) * groups));
+    auto tile = [&] {
+      V s = b_.CreateURem(u, ci(d.t.tiles));
+      body(r, b_.CreateUDiv(u, ci(d.t.tiles)), b_.CreateMul(b_.CreateUDiv(s, ci(d.t.tilesAcross)), ci(64)),
+           b_.CreateMul(b_.CreateURem(s, ci(d.t.tilesAcross)), ci(d.t.groupN)));
+    };
+    if (int64_t(r + 1) * groups <= d.total) tile();  // every warpgroup has a tile in round r
+    else when(b_.CreateICmpULT(u, ci(d.total)), tile);
+  }
+}
+
+// Round r's accumulators are slots (r * nb + c) * perBlock + q, of whichever product's tile this
+// warpgroup has in that round: `locals` are the products' f32 tiles, one picked at run time.
+void TileGen::forEachDealtAccumulator(const GroupDeal& d, const std::vector<V>& locals,
+                                      const std::vector<llvm::AllocaInst*>& slots,
+                                      const std::function<void(V local, V element, llvm::AllocaInst* slot)>& visit) {
+  const int ws = env_.target->warpSize();
+  V lane = b_.CreateURem(env_.tid, ci(ws));
+  V strip = b_.CreateMul(b_.CreateURem(b_.CreateUDiv(env_.tid, ci(ws)), ci(kGroupThreads / ws)), ci(d.t.shape.m));
+  forEachDealtTile(d, [&](int r, V product, V m0, V n0) {
+    V local = locals[0];
+    for (size_t i = 1; i < locals.size(); ++i) local = b_.CreateSelect(b_.CreateICmpEQ(product, ci(int64_t(i))), locals[i], local);
+    for (int c = 0; c < d.t.nb; ++c)
+      for (int q = 0; q < d.t.perBlock; ++q) {
+        auto [row, col] = env_.target->mmaAccumulatorAt(b_, lane, q);
+        row = b_.CreateAdd(b_.CreateAdd(m0, strip), row);
+        col = b_.CreateAdd(b_.CreateAdd(n0, ci(int64_t(c) * d.t.shape.n)), col);
+        visit(local, b_.CreateAdd(b_.CreateMul(row, ci(d.t.N)), col), slots[size_t((r * d.t.nb + c) * d.t.perBlock + q)]);
+      }
+  });
+}
+
+// One k chunk of the deal: product p's b rows start at b0 + p * bStride (bytes); a is shared. The
+// rounds every warpgroup has go into one Target::groupMma, a last partial round into its own.
+void TileGen::accumulateDealtMma(const GroupDeal& d, const std::vector<llvm::AllocaInst*>& slots, DType dt, V a, V b0,
+                                 int64_t bStride) {
+  const int groups = T() / kGroupThreads;
+  const size_t per = size_t(d.t.nb * d.t.perBlock);
+  std::vector<std::vector<V>> acc(size_t(d.rounds));
+  std::vector<Target::GroupMmaTile> full;
+  forEachDealtTile(d, [&](int r, V product, V m0, V n0) {
+    std::vector<V>& mine = acc[size_t(r)];
+    for (size_t q = 0; q < per; ++q) mine.push_back(b_.CreateLoad(f32(), slots[size_t(r) * per + q]));
+    // A panel row is 128 bytes.
+    V bAt = b_.CreateAdd(b_.CreateMul(product, ci(bStride)), b_.CreateMul(n0, ci(128)));
+    Target::GroupMmaTile tile{b_.CreateGEP(b_.getInt8Ty(), a, b_.CreateMul(m0, ci(128))), d.t.M * 128,
+                              b_.CreateGEP(b_.getInt8Ty(), b0, bAt), d.t.N * 128, d.t.groupN, &mine};
+    const bool everyGroup = int64_t(r + 1) * groups <= d.total;
+    if (everyGroup) {
+      full.push_back(tile);
+      if (r + 1 < d.rounds && int64_t(r + 2) * groups <= d.total) return;  // more full rounds to come
+      env_.target->groupMma(b_, dt, full, d.t.K);
+      for (const auto& f : full)
+        for (size_t q = 0; q < per; ++q) b_.CreateStore((*f.acc)[q], slots[size_t(f.acc - acc.data()) * per + q]);
+      return;
+    }
+    env_.target->groupMma(b_, dt, {tile}, d.t.K);
+    for (size_t q = 0; q < per; ++q) b_.CreateStore(mine[q], slots[size_t(r) * per + q]);
+  });
+}
+
 TileGen::TileRef TileGen::matrixInstructionMma(const Expr& e, const MmaTiling& t) {
-  V staged = allocBytes(t.stagedBytes());
+  V staged = allocBytes(t.stagedBytes(), t.stagedAlign());
   MmaAccumulation p{t, mmaAccumulatorSlots(t), stageMma(e, t, staged)};
   for (auto* slot : p.slots) b_.CreateStore(cf(0), slot);
   accumulateMma({p});
@@ -284,13 +455,30 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
     rows += t.N;
     laneAccumulators += t.tilesPerWarp * t.mb * t.nb * t.perBlock;
   }
+  // Products of one shape on the warpgroup instruction are dealt as one, their b rows staged one
+  // product after another.
+  std::optional<GroupDeal> deal;
+  if (products.front().acc.t.group && products.size() > 1 &&
+      std::all_of(products.begin(), products.end(), [&](const Product& p) { return p.acc.t.N == products[0].acc.t.N; }))
+    deal = dealGroupTiles(products.front().acc.t, int(products.size()));
+  if (deal) laneAccumulators = deal->rounds * deal->t.groupN / 2;
   if (laneAccumulators > kMaxLaneAccumulators) return false;
   const MmaTiling& t0 = products.front().acc.t;
-  const int64_t stagedBytes = align16(rows * t0.ld * 2);
+  const int64_t stagedBytes = t0.stagedRowsBytes(rows);
   V lo = convert(loopStmt.lo->dtype, DType::I32, scalar(*loopStmt.lo));
   V hi = convert(loopStmt.hi->dtype, DType::I32, scalar(*loopStmt.hi));
   const DType counter = fn_.locals.at(size_t(loopStmt.slot)).dtype;
+  std::vector<llvm::AllocaInst*> dealtSlots;
+  std::vector<V> locals;
+  if (deal) {
+    for (int j = 0; j < deal->rounds * deal->t.nb * deal->t.perBlock; ++j) dealtSlots.push_back(entryAlloca(f32()));
+    for (const Product& p : products) locals.push_back(localTile(p.stmt->slot).base);
+    forEachDealtAccumulator(*deal, locals, dealtSlots, [&](V local, V i, llvm::AllocaInst* slot) {
+      b_.CreateStore(readTile({local, DType::F32}, i), slot);
+    });
+  }
   for (Product& p : products) {
+    if (deal) continue;
     p.acc.slots = mmaAccumulatorSlots(p.acc.t);
     TileRef acc = localTile(p.stmt->slot);
     forEachMmaAccumulator(p.acc.t, p.acc.slots, [&](V i, llvm::AllocaInst* slot) { b_.CreateStore(readTile(acc, i), slot); });
@@ -312,7 +500,7 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
   int stages = 2;
   if (env_.smemPerBlock > 0) {
     // Below what the ring needs; the tile area ends on a 128-byte boundary.
-    const int64_t room = env_.smemPerBlock - env_.ringNeedBytes - 127 - localsEnd_;
+    const int64_t room = env_.smemPerBlock - env_.ringNeedBytes - 127 - localsEnd_ - (t0.stagedAlign() - 16);
     // What the loop's own temporaries may still need is left free.
     constexpr int64_t kReserve = 16 * 1024;
     if (async)
@@ -321,19 +509,20 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
       stages = 1;  // one buffer, and a second barrier an iteration (64 KB blocks, several products)
   }
   // The staging buffers sit below every statement's temporaries for the loop's duration.
-  const int64_t buffers = localsEnd_, savedEnd = localsEnd_;
-  localsEnd_ += stages * stagedBytes;
+  const int64_t align = t0.group ? t0.stagedAlign() : 1;
+  const int64_t buffers = (localsEnd_ + align - 1) / align * align, savedEnd = localsEnd_;
+  localsEnd_ = buffers + stages * stagedBytes;
   peak_ = std::max(peak_, localsEnd_ - SmemLayout::kTiles);
   auto buffer = [&](V turn) { return smemPtr(env_, b_.CreateAdd(ci(buffers), b_.CreateMul(turn, ci(stagedBytes)))); };
-  auto bOf = [&](const Product& p, V base) { return b_.CreateGEP(b_.getInt16Ty(), base, ci(p.bRow * t0.ld)); };
+  auto bOf = [&](const Product& p, V base) { return b_.CreateGEP(b_.getInt16Ty(), base, ci(t0.stagedRowsBytes(p.bRow) / 2)); };
   // The async operands of the iteration at `value`, copied into buffer `turn`.
   auto copyAhead = [&](V value, V restore, V turn) {
     atLoopValue(loopStmt, value, restore, [&] {
       V base = buffer(turn);
-      if (asyncA) copyMmaRows(*mmaRows(a, a.dtype, t0.K), base, t0.M, t0.K, t0.ld, true);
+      if (asyncA) copyMmaRows(*mmaRows(a, a.dtype, t0.K), base, t0.M, t0, true);
       for (const Product& p : products)
         if (p.asyncB)
-          copyMmaRows(*mmaRows(operand(*p.stmt->value, 1), a.dtype, t0.K), bOf(p, base), p.acc.t.N, t0.K, t0.ld, true);
+          copyMmaRows(*mmaRows(operand(*p.stmt->value, 1), a.dtype, t0.K), bOf(p, base), p.acc.t.N, t0, true);
     });
   };
   const std::vector<const Expr*> ahead = iterationLoads(loopStmt);
@@ -367,6 +556,7 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
     }
     // This iteration's group is the oldest of the stages - 1 in flight.
     if (async) env_.target->asyncCopiesWait(b_, stages - 2);
+    if (t0.group) env_.target->fenceSharedForGroupMma(b_);
     barrier();
     finishStatement(ring);
     if (async) {
@@ -376,13 +566,20 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
            [&] { copyAhead(later, i, b_.CreateURem(b_.CreateAdd(n, ci(stages - 1)), ci(stages))); });
       env_.target->asyncCopiesCommit(b_);
     }
+    if (deal)
+      return accumulateDealtMma(*deal, dealtSlots, a.dtype, base, bOf(products[0], base), t0.stagedRowsBytes(t0.N));
     std::vector<MmaAccumulation> accs;
     for (const Product& p : products) accs.push_back(p.acc);
     accumulateMma(accs);
   });
   localsEnd_ = savedEnd;
   beginStatement();
+  if (deal)
+    forEachDealtAccumulator(*deal, locals, dealtSlots, [&](V local, V i, llvm::AllocaInst* slot) {
+      writeTile({local, DType::F32}, i, b_.CreateLoad(f32(), slot));
+    });
   for (const Product& p : products) {
+    if (deal) continue;
     TileRef acc = localTile(p.stmt->slot);
     forEachMmaAccumulator(p.acc.t, p.acc.slots, [&](V i, llvm::AllocaInst* slot) { writeTile(acc, i, b_.CreateLoad(f32(), slot)); });
   }
@@ -397,7 +594,7 @@ void TileGen::accumulateMmaStatement(const Stmt& s, const std::vector<V>& ring) 
   for (const auto& o : s.value->operands) prepare(*o);
   MmaAccumulation p{t, mmaAccumulatorSlots(t), {}};
   forEachMmaAccumulator(t, p.slots, [&](V i, llvm::AllocaInst* slot) { b_.CreateStore(readTile(acc, i), slot); });
-  V staged = allocBytes(t.stagedBytes());
+  V staged = allocBytes(t.stagedBytes(), t.stagedAlign());
   p.ops = stageMma(*s.value, t, staged);
   finishStatement(ring);
   accumulateMma({p});

@@ -118,7 +118,7 @@ class TileGen {
   };
   const ir::Tensor& tensorOf(int param);
   V tilePtr(int64_t offset) { return smemPtr(env_, ci(offset)); }
-  V allocBytes(int64_t bytes);  // a temporary of `bytes` (16-byte aligned) above the others
+  V allocBytes(int64_t bytes, int64_t align = 16);  // a temporary of `bytes` above the others
   TileRef allocTemp(int64_t elements, DType t);
   V readTile(const TileRef& t, V idx);
   void writeTile(const TileRef& t, V idx, V x) { b_.CreateStore(x, b_.CreateGEP(repr(t.dtype), t.base, idx)); }
@@ -166,15 +166,21 @@ class TileGen {
   // --- Mma and mma_nt (mma.cpp) ---------------------------------------------------------------
   // How a product on the matrix instruction is dealt out: its output in tiles of mb x nb
   // instruction blocks, round-robin over the warps (tilesPerWarp each at most).
+  // On the warpgroup instruction (group) the tiles are 64 x groupN, dealt round-robin over the
+  // warpgroups; each warp's view of one is a 16-row strip of mb = 1 by nb = groupN / n blocks.
   struct MmaTiling {
     bool nt = false;
+    bool group = false;  // wgmma (Target::groupMma); the operands staged swizzled
     int64_t M = 0, N = 0, K = 0;
-    int64_t ld = 0;  // elements per staged row
+    int64_t ld = 0;  // elements per staged row, without group
     ir::MmaShape shape{};
-    int mb = 1, nb = 1, tilesPerWarp = 0, perBlock = 0;
+    int mb = 1, nb = 1, tilesPerWarp = 0, perBlock = 0, groupN = 0;
     int64_t tilesAcross = 0, tiles = 0;
     int64_t stagedBytes() const;
+    int64_t stagedRowsBytes(int64_t rows) const;  // an operand (or several) of `rows` rows
+    int64_t stagedAlign() const { return group ? 1024 : 16; }
   };
+  static constexpr int kGroupThreads = 128;  // a warpgroup
   // Accumulators a lane may hold for one warp tile, and across an accumulating loop.
   static constexpr int kMaxTileAccumulators = 32;
   static constexpr int kMaxLaneAccumulators = 64;
@@ -190,7 +196,9 @@ class TileGen {
     int64_t groupRows = 0, groupPitch = 0;
   };
   std::optional<MmaRows> mmaRows(const Expr& x, DType dt, int64_t K);
-  void copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t K, int64_t ld, bool async);
+  // Element (row, k) of a staged operand of `rows` rows at `operand` (ptr addrspace(3) to i16).
+  V stagedElement(const MmaTiling& t, V operand, int64_t rows, V row, V k);
+  void copyMmaRows(const MmaRows& src, V dst, int64_t rows, const MmaTiling& t, bool async);
   V stagedB(const MmaTiling& t, V base);
   void stageMmaA(const Expr& a, const MmaTiling& t, V sa);
   void stageMmaB(const Expr& b, const MmaTiling& t, V sb);
@@ -203,9 +211,24 @@ class TileGen {
     Target::MmaOperands ops{};
   };
   void forEachMmaTile(const MmaTiling& t, const std::function<void(int j, V m0, V n0)>& body);
+  // A loop's products of one shape on the warpgroup instruction, dealt as one: tile u of the deal
+  // is tile u % t.tiles of product u / t.tiles, and warpgroup g takes u = g + r * groups in round r.
+  struct GroupDeal {
+    MmaTiling t;  // each product's
+    int products = 0, rounds = 0;
+    int64_t total = 0;
+  };
+  std::optional<GroupDeal> dealGroupTiles(const MmaTiling& t, int products);
+  void forEachDealtTile(const GroupDeal& d, const std::function<void(int r, V product, V m0, V n0)>& body);
+  void forEachDealtAccumulator(const GroupDeal& d, const std::vector<V>& locals,
+                               const std::vector<llvm::AllocaInst*>& slots,
+                               const std::function<void(V local, V element, llvm::AllocaInst* slot)>& visit);
+  void accumulateDealtMma(const GroupDeal& d, const std::vector<llvm::AllocaInst*>& slots, DType dt, V a, V b0,
+                          int64_t bStride);
   void forEachMmaAccumulator(const MmaTiling& t, const std::vector<llvm::AllocaInst*>& slots,
                              const std::function<void(V element, llvm::AllocaInst* slot)>& visit);
   void accumulateMma(const std::vector<MmaAccumulation>& products);
+  void accumulateGroupMma(const std::vector<MmaAccumulation>& products);
   TileRef matrixInstructionMma(const Expr& e, const MmaTiling& t);
   bool accumulatesMma(const Stmt& s);
   bool mmaAccumulatingLoop(const Stmt& loopStmt);

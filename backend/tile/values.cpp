@@ -12,7 +12,8 @@ const ir::Tensor& TileGen::tensorOf(int param) {
   return *v_.tensors[size_t(param)];
 }
 
-V TileGen::allocBytes(int64_t bytes) {
+V TileGen::allocBytes(int64_t bytes, int64_t align) {
+  top_ = (top_ + align - 1) / align * align;
   V p = tilePtr(top_);
   top_ += align16(bytes);
   peak_ = std::max(peak_, top_ - SmemLayout::kTiles);

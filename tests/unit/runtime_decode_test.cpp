@@ -105,6 +105,11 @@ TEST_CASE("decode: prefill, then greedy from the step's next token or the logits
   r = rt::decode(a, {1, 2, 3}, {4, false});
   CHECK(r.generated == std::vector<int64_t>{4, 5, 6, 7});
   CHECK(r.logits.empty());
+
+  // A one-token prompt is one step, in the singular.
+  ScriptedStepper one;
+  r = rt::decode(one, {1}, {2, false});
+  CHECK(rt::decodeReport(r)[1].find(" ms (the 1 prompt step, host wall clock)") != std::string::npos);
 }
 
 TEST_CASE("decode: the prompt in chunks through the prefill step, the tail one token per step") {

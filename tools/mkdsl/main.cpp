@@ -78,6 +78,9 @@ Options for build (and run):
                                     warp (wave) size
   --l2-ahead N                      override the target's L2 look-ahead of the loader warp, in
                                     tiles (h200: 8; 0: none)
+  --mma=warp|warpgroup              the matrix instruction of tile products: per warp (mma.sync,
+                                    MFMA; the default) or, where a product's rows come in 64s,
+                                    sm_90a's warpgroup wgmma (not yet checked on a GPU)
 
 Options for build:
   -o FILE                           write the output to FILE instead of standard output (`-o -`:
@@ -103,7 +106,7 @@ Options for build:
   --trace                           a kernel that records when each task starts, is ready and
                                     ends (an extra `trace` parameter; see mkrt-run --trace)
 
-Options for run (and --gpu, --sms, --smem, --warp, --l2-ahead, --target as for build):
+Options for run (and --gpu, --sms, --smem, --warp, --l2-ahead, --mma, --target as for build):
   --device cuda|cuda:N|cpu          compile to PTX in-process and run it on CUDA device 0 (or N),
                                     or run the schedule on the CPU interpreter of the megakernel IR
                                     (AMDGPU code objects run from a HIP host: runtime/README.md)
@@ -338,6 +341,9 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
       } else if ((cmd == "build" || cmd == "run") && is(arg, "--l2-ahead")) {
         if (!value(i, "--l2-ahead", v) || !number(v, n) || n > 64) return "--l2-ahead needs a tile count from 0 to 64";
         a.compile.l2Ahead = static_cast<int>(n);
+      } else if ((cmd == "build" || cmd == "run") && is(arg, "--mma")) {
+        if (!value(i, "--mma", v) || (v != "warp" && v != "warpgroup")) return "--mma must be warp or warpgroup";
+        a.compile.backend.warpgroupMma = v == "warpgroup";
       } else if (cmd == "build" && is(arg, "--emit")) {
         if (!value(i, "--emit", v) || !isEmit(v))
           return "--emit must be ptx, cubin, amdgcn, hsaco, llvm, graph, tasks or schedule";

@@ -1,0 +1,90 @@
+// wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16} (PTX ISA, "Asynchronous Warpgroup Level
+// Matrix Multiply-Accumulate"): the 128 threads of a warpgroup multiply a 64 x 16 block of a by a
+// 16 x N block of b into 64 x N f32 accumulators, N / 2 a thread, laid out per warp as mma.sync's
+// m16n8 accumulators are (mma_sync.cpp), one 8-column block after another.
+//
+// Both operands are read from shared memory through 64-bit matrix descriptors: the start address,
+// the leading- and stride-dimension byte offsets (each >> 4, 14 bits) and the swizzle mode in
+// bits 62-63 (1: 128 bytes). The operands are K-major with the 128-byte swizzle
+// (Target::GroupMmaTile): one instruction's 16 k elements lie inside a 128-byte panel row, so the
+// leading offset is unused, and the stride offset is one 8-row group, 1024 bytes. A k step inside
+// a panel advances the start address by 32 bytes; the hardware applies the swizzle to the address
+// bits, which is why a panel starts 1024-byte aligned.
+//
+// One inline PTX block holds a tile set's whole K: wgmma.fence (the accumulators were last written
+// by ordinary instructions), every product, commit, and wait for all of them, so no accumulator
+// register is read or written while an instruction that owns it is in flight.
+#include "backend/nvptx/wgmma.h"
+
+#include <llvm/IR/InlineAsm.h>
+
+#include <string>
+
+namespace mk::backend::nvptx {
+
+using llvm::Value;
+
+namespace {
+constexpr int64_t kPanelElements = 64, kK = 16;
+
+Value* descriptor(Builder& b, Value* sharedPtr) {
+  Value* addr = b.CreatePtrToInt(sharedPtr, b.getInt64Ty());
+  addr = b.CreateLShr(b.CreateAnd(addr, b.getInt64(0x3FFFF)), 4);
+  constexpr uint64_t kLeading = 1, kStride = 1024 >> 4, kSwizzle128 = 1;
+  return b.CreateOr(addr, b.getInt64((kLeading << 16) | (kStride << 32) | (kSwizzle128 << 62)));
+}
+
+Value* convergentAsm(Builder& b, llvm::Type* ret, const std::vector<Value*>& args, const std::string& text,
+                     const std::string& constraints) {
+  std::vector<llvm::Type*> types;
+  for (Value* a : args) types.push_back(a->getType());
+  auto* fty = llvm::FunctionType::get(ret, types, false);
+  auto* call = b.CreateCall(fty, llvm::InlineAsm::get(fty, text, constraints, /*hasSideEffects=*/true), args);
+  call->addFnAttr(llvm::Attribute::Convergent);  // every lane of the warpgroup executes it together
+  return call;
+}
+}  // namespace
+
+void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& tiles, int64_t K) {
+  const std::string type = dt == DType::BF16 ? "bf16" : "f16";
+  // Operands: the accumulators' outputs $0 .., then each tile's a and b descriptors at k = 0,
+  // then the accumulators' inputs, tied to their outputs.
+  int accumulators = 0;
+  std::vector<int> firstAcc;
+  for (const auto& t : tiles) firstAcc.push_back(accumulators), accumulators += t.n / 2;
+  std::vector<Value*> args;
+  for (const auto& t : tiles) args.push_back(descriptor(b, t.a)), args.push_back(descriptor(b, t.b));
+  std::string text = "{\n.reg .b64 mk_da, mk_db;\nwgmma.fence.sync.aligned;\n";
+  for (int64_t k0 = 0; k0 < K; k0 += kK)
+    for (size_t i = 0; i < tiles.size(); ++i) {
+      const auto& t = tiles[i];
+      const int64_t within = (k0 % kPanelElements) * 2, panel = k0 / kPanelElements;
+      // Byte offsets >> 4 add to the descriptor's address field (shared addresses stay below 2^18).
+      text += "add.s64 mk_da, $" + std::to_string(accumulators + 2 * int(i)) + ", " +
+              std::to_string((panel * t.aPanelBytes + within) >> 4) + ";\n";
+      text += "add.s64 mk_db, $" + std::to_string(accumulators + 2 * int(i) + 1) + ", " +
+              std::to_string((panel * t.bPanelBytes + within) >> 4) + ";\n";
+      text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(t.n) + "k16.f32." + type + "." + type + " {";
+      for (int q = 0; q < t.n / 2; ++q) text += (q ? ", $" : "$") + std::to_string(firstAcc[i] + q);
+      text += "}, mk_da, mk_db, 1, 1, 1, 0, 0;\n";
+    }
+  text += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n}";
+  std::string constraints;
+  for (int q = 0; q < accumulators; ++q) constraints += "=f,";
+  for (size_t i = 0; i < 2 * tiles.size(); ++i) constraints += "l,";
+  for (int q = 0; q < accumulators; ++q) constraints += std::to_string(q) + ",";
+  constraints += "~{memory}";
+  for (const auto& t : tiles) args.insert(args.end(), t.acc->begin(), t.acc->end());
+  std::vector<llvm::Type*> outs(size_t(accumulators), b.getFloatTy());
+  llvm::Type* ret = accumulators == 1 ? outs[0] : llvm::StructType::get(b.getContext(), outs);
+  Value* d = convergentAsm(b, ret, args, text, constraints);
+  for (size_t i = 0; i < tiles.size(); ++i)
+    for (int q = 0; q < tiles[i].n / 2; ++q)
+      (*tiles[i].acc)[size_t(q)] = accumulators == 1 ? d : b.CreateExtractValue(d, {unsigned(firstAcc[i] + q)});
+}
+
+void fenceSharedForGroupMma(Builder& b) {
+  convergentAsm(b, b.getVoidTy(), {}, "fence.proxy.async.shared::cta;", "~{memory}");
+}
+
+}  // namespace mk::backend::nvptx

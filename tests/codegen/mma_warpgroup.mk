@@ -1,0 +1,64 @@
+// `--mma=warpgroup`: a K loop of two tensor-core products of one a on 128 rows, as std.mlp's gate
+// and up columns, on sm_90a's wgmma (backend/tile/mma.cpp, nvptx/wgmma.cpp). The shared memory is
+// 1024-byte aligned for the 128-byte-swizzled panels; the staged copies are fenced for the async
+// proxy before the barrier that publishes them. The two 128 x 32 products are dealt as one: four
+// 64 x 32 tiles, one a warpgroup, so one inline block an iteration fences the accumulators, runs
+// the tile's four k steps, commits and waits (LLVM unrolls the two iterations; the first is
+// checked). Without the option (and on sm_80, which has no wgmma: an error) the products stay on
+// mma.sync.
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --mma=warpgroup --stdlib %stdlib | %FileCheck %s --check-prefix=WG
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %FileCheck %s --check-prefix=WARP
+// RUN: ! %mkdsl build %s --emit=ptx --target sm_80 --mma=warpgroup --stdlib %stdlib 2>&1 >/dev/null | %FileCheck %s --check-prefix=SM80
+op to_bf16<T, K>(x: f32[T, K]) -> y: bf16[T, K]
+    tasks t in 1 {
+    store y[0 : +T, 0 : +K] = (load x[0 : +T, 0 : +K]) as bf16;
+}
+
+op gated_rows<T, N2, K, R = 16, C = 64, BN = 32, KC = 64>(a: bf16[T, K], w: bf16[N2, K] tiled(R, C)) -> y: f32[T, N2 / 2]
+    tasks t in N2 / (2 * BN) {
+    const N = N2 / 2;
+    var g: f32[T, BN];
+    var u: f32[T, BN];
+    for k in 0 .. K by KC {
+        g += mma_nt(load a[0 : +T, k : +KC], load w[t * BN : +BN, k : +KC]);
+        u += mma_nt(load a[0 : +T, k : +KC], load w[N + t * BN : +BN, k : +KC]);
+    }
+    store y[0 : +T, t * BN : +BN] = g * u;
+}
+
+config small {
+    toks = 128;
+    outs = 64;
+    feats = 128;
+}
+
+weight x: f32[toks, feats] = "x.weight";
+weight w: bf16[2 * outs, feats] tiled(16, 64) = "w.weight";
+
+step decode(token: i32) -> (y: f32[toks, outs]) {
+    let a = to_bf16(x);
+    let y = gated_rows(a, w);
+    return (y);
+}
+
+// WG: .extern .shared .align 1024 .b8 mk_smem[];
+// WG: cp.async.cg.shared.global
+// WG: fence.proxy.async.shared::cta;
+// WG-NEXT: // end inline asm
+// WG-NEXT: // begin inline asm
+// WG-NEXT: bar.sync 1, 512;
+// WG: wgmma.fence.sync.aligned;
+// WG-NEXT: add.s64 mk_da, %rd{{[0-9]+}}, 0;
+// WG-NEXT: add.s64 mk_db, %rd{{[0-9]+}}, 0;
+// WG-NEXT: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {{[{]%f[0-9]+(, %f[0-9]+)+[}]}}, mk_da, mk_db, 1, 1, 1, 0, 0;
+// WG-NEXT: add.s64 mk_da, %rd{{[0-9]+}}, 2;
+// WG-NEXT: add.s64 mk_db, %rd{{[0-9]+}}, 2;
+// WG-COUNT-3: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
+// WG-NEXT: wgmma.commit_group.sync.aligned;
+// WG-NEXT: wgmma.wait_group.sync.aligned 0;
+// WG-NOT: mma.sync
+// WARP: .extern .shared .align 128 .b8 mk_smem[];
+// WARP-NOT: wgmma
+// WARP: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// WARP-NOT: wgmma
+// SM80: --mma=warpgroup needs sm_90a's wgmma, which sm_80 lacks [E0963]
