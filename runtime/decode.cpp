@@ -57,7 +57,7 @@ void Stepper::prefill(const std::vector<int64_t>&, int64_t) {
 }
 
 bool usesPrefill(const Stepper& s, const DecodeOptions& o) {
-  return o.prefill && o.maxNew > 0 && !o.keepLogits && s.prefillChunk() > 0;
+  return o.prefill && !o.traced && o.maxNew > 0 && !o.keepLogits && s.prefillChunk() > 0;
 }
 
 namespace {

@@ -87,6 +87,8 @@ struct DecodeOptions {
   int64_t maxNew = 16;      // 0: teacher forcing
   bool keepLogits = false;  // keep every step's logits in DecodeResult::logits
   bool prefill = true;      // feed the prompt through the prefill step where there is one (above)
+  // A trace of the run reads the decode step's records, so every prompt token is then a decode step.
+  bool traced = false;
   // Called after each step (1-based) once its outputs are read, e.g. to read a trace
   // (TraceCapture); between steps, so it is not part of any step's time.
   std::function<void(int64_t step)> afterStep = nullptr;

@@ -30,6 +30,9 @@
 #   prefill-time   INFO: the Llama-3.2-1B prefill step (build-gpu/llama1b.ptx, random weights) on
 #                  PREFILL_TIME_TOKENS prompts (default "128 512"), PREFILL_TIME_RUNS runs each (default 5):
 #                  the prefill part of the time to first token (sum of the chunks' GPU times), median
+#   prefill-ab     INFO: the prefill step of llama1b.ptx and of each v-*.ptx with one (gpu-prepare.sh's
+#                  VARIANTS, e.g. "wg:--mma=warpgroup") in turn, PREFILL_AB_ROUNDS rounds (default 3) of
+#                  3 runs at PREFILL_AB_TOKENS tokens (default 512): a median per kernel and round
 #   parity-STEM.CONFIG   scripts/gpu_parity.py --steps all for every config of every examples/*.mk
 #                  (build-gpu/shipped.txt): random HF weights, teacher-forced through every position of
 #                  the KV cache, gated at every position against transformers float32; the per-position
@@ -214,6 +217,19 @@ if want prefill-time; then
     run "prefill-time-$n" "$(cap 240)" "$G/mk-prefill-check" --kernel "$G/llama1b.ptx" --random-weights 7 \
       --time-tokens "$n" --runs "${PREFILL_TIME_RUNS:-5}"
     record "prefill-time-$n" INFO "$ELAPSED" "exit $RC: $(last_line '^prefill of|error' "$W/logs/prefill-time-$n.log")"
+  done
+fi
+# A/B of the prefill step: llama1b.ptx and each v-*.ptx with a prefill step, in turn, round after round.
+if want prefill-ab; then
+  for r in $(seq "${PREFILL_AB_ROUNDS:-3}"); do
+    for p in "$G/llama1b.ptx" "$G"/v-*.ptx; do
+      [ -f "$p" ] && grep -q '"prefill"' "${p%.ptx}.meta.json" || continue
+      cn="prefill-ab-$(basename "$p" .ptx)-$r"
+      if [ "$(left)" -lt 30 ]; then record "$cn" INFO 0 "not run: the time budget is spent"; continue; fi
+      run "$cn" "$(cap 120)" "$G/mk-prefill-check" --kernel "$p" --random-weights 7 \
+        --time-tokens "${PREFILL_AB_TOKENS:-512}" --runs 3
+      record "$cn" INFO "$ELAPSED" "exit $RC: $(last_line '^prefill of|error' "$W/logs/$cn.log")"
+    done
   done
 fi
 

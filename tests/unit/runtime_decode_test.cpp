@@ -154,13 +154,14 @@ TEST_CASE("decode: the prompt in chunks through the prefill step, the tail one t
     CHECK(r.generated == std::vector<int64_t>{5});
     CHECK(rt::decodeReport(r)[1].find("in 1 prefill step of 4, then 1 one token per step") != std::string::npos);
   }
-  SUBCASE("teacher forcing, kept logits and DecodeOptions::prefill off run one token per step") {
-    for (int c = 0; c < 3; ++c) {
+  SUBCASE("teacher forcing, kept logits, DecodeOptions::prefill off and a traced run: one token per step") {
+    for (int c = 0; c < 4; ++c) {
       PrefillStepper s;
       rt::DecodeOptions o;
       o.maxNew = c == 0 ? 0 : 2;
       o.keepLogits = c == 1;
       o.prefill = c != 2;
+      o.traced = c == 3;
       CAPTURE(c);
       CHECK_FALSE(rt::usesPrefill(s, o));
       rt::decode(s, {1, 2, 3}, o);

@@ -933,8 +933,8 @@ int runRun(const Args& a) {
     mk::runtime::DecodeOptions options;
     options.maxNew = a.maxNew;
     options.keepLogits = !a.dumpLogits.empty();
-    // A trace reads the decode step's records: its steps must all be decode steps.
-    options.prefill = a.prefill && a.trace.empty();
+    options.prefill = a.prefill;
+    options.traced = !a.trace.empty();
     mk::runtime::DecodeResult result;
     std::vector<std::string> traceLines;  // --trace: the summary, after the timings
     std::string device;

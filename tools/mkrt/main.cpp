@@ -227,8 +227,8 @@ int run(const Args& a) {
   mk::runtime::DecodeOptions options;
   options.maxNew = a.maxNew;
   options.keepLogits = !a.dumpLogits.empty() || !a.compareLogits.empty();
-  // A trace reads the decode step's records: its steps must all be decode steps.
-  options.prefill = a.prefill && a.trace.empty();
+  options.prefill = a.prefill;
+  options.traced = !a.trace.empty();
   const int64_t steps = mk::runtime::plannedSteps(stepper, a.tokens.size(), options);
   std::optional<mk::runtime::TraceCapture> trace;
   if (!a.trace.empty()) trace.emplace(m, a.traceStep, steps);
