@@ -2,12 +2,12 @@
 // need (scoped acquire loads and release reductions, mbarriers, bulk async copies, the global
 // timer), is written here as inline PTX: this file and wgmma.cpp (the warpgroup matrix
 // instruction) are the places that spell PTX by hand.
-#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include <algorithm>
 
+#include "backend/nvptx/inline_ptx.h"
 #include "backend/nvptx/mma_sync.h"
 #include "backend/nvptx/wgmma.h"
 #include "backend/target.h"
@@ -17,6 +17,7 @@ namespace {
 
 using llvm::Type;
 using llvm::Value;
+using nvptx::inlinePtx;
 
 class NvptxTarget final : public Target {
  public:
@@ -55,24 +56,24 @@ class NvptxTarget final : public Target {
     return b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
   }
   Value* threadIdHere(Builder& b) const override {
-    return asmCall(b, b.getInt32Ty(), {}, "mov.u32 $0, %tid.x;", "=r", true);
+    return inlinePtx(b, b.getInt32Ty(), {}, "mov.u32 $0, %tid.x;", "=r", true);
   }
   Value* blockId(Builder& b) const override {
     return b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}, {});
   }
   Value* globalTimerNs(Builder& b) const override {
-    return asmCall(b, b.getInt64Ty(), {}, "mov.u64 $0, %globaltimer;", "=l", true);
+    return inlinePtx(b, b.getInt64Ty(), {}, "mov.u64 $0, %globaltimer;", "=l", true);
   }
   void sleep(Builder& b, int ns) const override {
-    asmCall(b, b.getVoidTy(), {}, "nanosleep.u32 " + std::to_string(ns) + ";", "", true);
+    inlinePtx(b, b.getVoidTy(), {}, "nanosleep.u32 " + std::to_string(ns) + ";", "", true);
   }
 
   void barrier(Builder& b, int id, int threads) const override {
-    asmCall(b, b.getVoidTy(), {}, "bar.sync " + std::to_string(id) + ", " + std::to_string(threads) + ";",
+    inlinePtx(b, b.getVoidTy(), {}, "bar.sync " + std::to_string(id) + ", " + std::to_string(threads) + ";",
             "~{memory}", true);
   }
   void warpSync(Builder& b) const override {
-    asmCall(b, b.getVoidTy(), {}, "bar.warp.sync -1;", "~{memory}", true);
+    inlinePtx(b, b.getVoidTy(), {}, "bar.warp.sync -1;", "~{memory}", true);
   }
   Value* shuffleXor(Builder& b, Value* v, int mask) const override {
     bool f = v->getType()->isFloatTy();
@@ -83,17 +84,17 @@ class NvptxTarget final : public Target {
   }
 
   Value* loadAcquire(Builder& b, Value* ptr) const override {
-    return asmCall(b, b.getInt32Ty(), {addr(b, ptr)}, "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l,~{memory}", true);
+    return inlinePtx(b, b.getInt32Ty(), {addr(b, ptr)}, "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l,~{memory}", true);
   }
   void releaseAdd(Builder& b, Value* ptr, Value* n) const override {
-    asmCall(b, b.getVoidTy(), {addr(b, ptr), n}, "red.release.gpu.global.add.u32 [$0], $1;", "l,r,~{memory}", true);
+    inlinePtx(b, b.getVoidTy(), {addr(b, ptr), n}, "red.release.gpu.global.add.u32 [$0], $1;", "l,r,~{memory}", true);
   }
   Value* atomicCas(Builder& b, Value* ptr, Value* expected, Value* desired) const override {
-    return asmCall(b, b.getInt32Ty(), {addr(b, ptr), expected, desired}, "atom.relaxed.gpu.global.cas.b32 $0, [$1], $2, $3;",
+    return inlinePtx(b, b.getInt32Ty(), {addr(b, ptr), expected, desired}, "atom.relaxed.gpu.global.cas.b32 $0, [$1], $2, $3;",
                    "=r,l,r,r,~{memory}", true);
   }
   Value* loadVolatile(Builder& b, Value* ptr) const override {
-    return asmCall(b, b.getInt32Ty(), {addr(b, ptr)}, "ld.relaxed.gpu.global.u32 $0, [$1];", "=r,l,~{memory}", true);
+    return inlinePtx(b, b.getInt32Ty(), {addr(b, ptr)}, "ld.relaxed.gpu.global.u32 $0, [$1];", "=r,l,~{memory}", true);
   }
 
   Value* exp2(Builder& b, Value* x) const override { return fop(b, "ex2.approx.f32", x); }
@@ -110,51 +111,51 @@ class NvptxTarget final : public Target {
     }
   }
   Value* floatToInt(Builder& b, Value* x) const override {
-    return asmCall(b, b.getInt32Ty(), {x}, "cvt.rzi.s32.f32 $0, $1;", "=r,f", false);
+    return inlinePtx(b, b.getInt32Ty(), {x}, "cvt.rzi.s32.f32 $0, $1;", "=r,f", false);
   }
 
   bool asyncWeightRing() const override { return true; }
   bool bulkCopy() const override { return arch_.bulkAsyncCopy; }
   bool loaderWarpOnTop() const override { return arch_.loaderWarpOnTop; }
   void mbarrierInit(Builder& b, Value* bar, int count) const override {
-    asmCall(b, b.getVoidTy(), {addr(b, bar)}, "mbarrier.init.shared.b64 [$0], " + std::to_string(count) + ";",
+    inlinePtx(b, b.getVoidTy(), {addr(b, bar)}, "mbarrier.init.shared.b64 [$0], " + std::to_string(count) + ";",
             "l,~{memory}", true);
   }
   void mbarrierInitFence(Builder& b) const override {
     // Makes the initialised barriers visible to the async proxy that completes bulk copies.
-    if (arch_.bulkAsyncCopy) asmCall(b, b.getVoidTy(), {}, "fence.mbarrier_init.release.cluster;", "~{memory}", true);
+    if (arch_.bulkAsyncCopy) inlinePtx(b, b.getVoidTy(), {}, "fence.mbarrier_init.release.cluster;", "~{memory}", true);
   }
   void mbarrierArrive(Builder& b, Value* bar) const override {
-    asmCall(b, b.getVoidTy(), {addr(b, bar)}, "{ .reg .b64 st; mbarrier.arrive.shared.b64 st, [$0]; }", "l,~{memory}", true);
+    inlinePtx(b, b.getVoidTy(), {addr(b, bar)}, "{ .reg .b64 st; mbarrier.arrive.shared.b64 st, [$0]; }", "l,~{memory}", true);
   }
   void mbarrierArriveExpectTx(Builder& b, Value* bar, Value* bytes) const override {
-    asmCall(b, b.getVoidTy(), {addr(b, bar), bytes},
+    inlinePtx(b, b.getVoidTy(), {addr(b, bar), bytes},
             "{ .reg .b64 st; mbarrier.arrive.expect_tx.shared.b64 st, [$0], $1; }", "l,r,~{memory}", true);
   }
   Value* mbarrierTryWait(Builder& b, Value* bar, Value* parity) const override {
     std::string op = arch_.bulkAsyncCopy ? "mbarrier.try_wait.parity.shared.b64" : "mbarrier.test_wait.parity.shared.b64";
-    Value* r = asmCall(b, b.getInt32Ty(), {addr(b, bar), parity},
+    Value* r = inlinePtx(b, b.getInt32Ty(), {addr(b, bar), parity},
                        "{ .reg .pred p; " + op + " p, [$1], $2; selp.u32 $0, 1, 0, p; }", "=r,l,r,~{memory}", true);
     return b.CreateICmpNE(r, b.getInt32(0));
   }
   void copyBulk(Builder& b, Value* dst, Value* src, Value* bytes, Value* bar) const override {
-    asmCall(b, b.getVoidTy(), {addr(b, dst), addr(b, src), bytes, addr(b, bar)},
+    inlinePtx(b, b.getVoidTy(), {addr(b, dst), addr(b, src), bytes, addr(b, bar)},
             "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];",
             "l,l,r,l,~{memory}", true);
   }
   void copy16(Builder& b, Value* dst, Value* src) const override {
-    asmCall(b, b.getVoidTy(), {addr(b, dst), addr(b, src)}, "cp.async.cg.shared.global [$0], [$1], 16;",
+    inlinePtx(b, b.getVoidTy(), {addr(b, dst), addr(b, src)}, "cp.async.cg.shared.global [$0], [$1], 16;",
             "l,l,~{memory}", true);
   }
   bool asyncCopies() const override { return true; }
   void asyncCopiesCommit(Builder& b) const override {
-    asmCall(b, b.getVoidTy(), {}, "cp.async.commit_group;", "~{memory}", true);
+    inlinePtx(b, b.getVoidTy(), {}, "cp.async.commit_group;", "~{memory}", true);
   }
   void asyncCopiesWait(Builder& b, int pending) const override {
-    asmCall(b, b.getVoidTy(), {}, "cp.async.wait_group " + std::to_string(pending) + ";", "~{memory}", true);
+    inlinePtx(b, b.getVoidTy(), {}, "cp.async.wait_group " + std::to_string(pending) + ";", "~{memory}", true);
   }
   void copyArriveOnComplete(Builder& b, Value* bar) const override {
-    asmCall(b, b.getVoidTy(), {addr(b, bar)}, "cp.async.mbarrier.arrive.noinc.shared.b64 [$0];", "l,~{memory}", true);
+    inlinePtx(b, b.getVoidTy(), {addr(b, bar)}, "cp.async.mbarrier.arrive.noinc.shared.b64 [$0];", "l,~{memory}", true);
   }
 
   // mma.sync m16n8k16 (nvptx/mma_sync.cpp): every NVPTX arch of the registry is sm_80 or later.
@@ -175,10 +176,10 @@ class NvptxTarget final : public Target {
 
   void prefetchLine(Builder& b, Value* ptr) const override {
     // No memory clobber: a hint orders nothing.
-    asmCall(b, b.getVoidTy(), {addr(b, ptr)}, "prefetch.global.L1 [$0];", "l", true);
+    inlinePtx(b, b.getVoidTy(), {addr(b, ptr)}, "prefetch.global.L1 [$0];", "l", true);
   }
   void prefetchLineL2(Builder& b, Value* ptr) const override {
-    asmCall(b, b.getVoidTy(), {addr(b, ptr)}, "prefetch.global.L2 [$0];", "l", true);
+    inlinePtx(b, b.getVoidTy(), {addr(b, ptr)}, "prefetch.global.L2 [$0];", "l", true);
   }
 
  private:
@@ -186,20 +187,8 @@ class NvptxTarget final : public Target {
   // `.shared` instructions (the pointer's address space already is that space).
   static Value* addr(Builder& b, Value* p) { return b.CreatePtrToInt(p, b.getInt64Ty()); }
 
-  static Value* asmCall(Builder& b, Type* ret, std::vector<Value*> args, const std::string& text,
-                        const std::string& constraints, bool sideEffects) {
-    std::vector<Type*> types;
-    for (Value* a : args) types.push_back(a->getType());
-    auto* fty = llvm::FunctionType::get(ret, types, false);
-    auto* ia = llvm::InlineAsm::get(fty, text, constraints, sideEffects);
-    auto* call = b.CreateCall(fty, ia, args);
-    // As clang does for CUDA: LLVM must not make an asm statement control-dependent on more
-    // values than it was (a barrier sunk into a branch would hang the block).
-    call->addFnAttr(llvm::Attribute::Convergent);
-    return call;
-  }
   static Value* fop(Builder& b, const std::string& op, Value* x) {
-    return asmCall(b, b.getFloatTy(), {x}, op + " $0, $1;", "=f,f", false);
+    return inlinePtx(b, b.getFloatTy(), {x}, op + " $0, $1;", "=f,f", false);
   }
 
   const ir::ArchDesc& arch_;

@@ -16,9 +16,9 @@
 // register is read or written while an instruction that owns it is in flight.
 #include "backend/nvptx/wgmma.h"
 
-#include <llvm/IR/InlineAsm.h>
-
 #include <string>
+
+#include "backend/nvptx/inline_ptx.h"
 
 namespace mk::backend::nvptx {
 
@@ -34,15 +34,6 @@ Value* descriptor(Builder& b, Value* sharedPtr) {
   return b.CreateOr(addr, b.getInt64((kLeading << 16) | (kStride << 32) | (kSwizzle128 << 62)));
 }
 
-Value* convergentAsm(Builder& b, llvm::Type* ret, const std::vector<Value*>& args, const std::string& text,
-                     const std::string& constraints) {
-  std::vector<llvm::Type*> types;
-  for (Value* a : args) types.push_back(a->getType());
-  auto* fty = llvm::FunctionType::get(ret, types, false);
-  auto* call = b.CreateCall(fty, llvm::InlineAsm::get(fty, text, constraints, /*hasSideEffects=*/true), args);
-  call->addFnAttr(llvm::Attribute::Convergent);  // every lane of the warpgroup executes it together
-  return call;
-}
 }  // namespace
 
 void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& tiles, int64_t K) {
@@ -77,14 +68,14 @@ void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& til
   for (const auto& t : tiles) args.insert(args.end(), t.acc->begin(), t.acc->end());
   std::vector<llvm::Type*> outs(size_t(accumulators), b.getFloatTy());
   llvm::Type* ret = accumulators == 1 ? outs[0] : llvm::StructType::get(b.getContext(), outs);
-  Value* d = convergentAsm(b, ret, args, text, constraints);
+  Value* d = inlinePtx(b, ret, args, text, constraints, /*sideEffects=*/true);
   for (size_t i = 0; i < tiles.size(); ++i)
     for (int q = 0; q < tiles[i].n / 2; ++q)
       (*tiles[i].acc)[size_t(q)] = accumulators == 1 ? d : b.CreateExtractValue(d, {unsigned(firstAcc[i] + q)});
 }
 
 void fenceSharedForGroupMma(Builder& b) {
-  convergentAsm(b, b.getVoidTy(), {}, "fence.proxy.async.shared::cta;", "~{memory}");
+  inlinePtx(b, b.getVoidTy(), {}, "fence.proxy.async.shared::cta;", "~{memory}", /*sideEffects=*/true);
 }
 
 }  // namespace mk::backend::nvptx
