@@ -32,22 +32,10 @@ std::optional<TileGen::MmaTiling> TileGen::mmaTiling(const Expr& e) {
   t.shape = tg.arch().mma;
   t.ld = t.K + 8;
   t.perBlock = tg.mmaAccumulators();
-  const int groups = T() / kGroupThreads;
   if (env_.warpgroupMma && T() % kGroupThreads == 0 && t.M % 64 == 0 && t.K % 64 == 0 && t.N % 8 == 0) {
-    // Tiles of 64 x groupN: the fewest columns on the busiest warpgroup, then the widest (an
-    // instruction reads its 64 rows of a for every groupN columns). At most kMaxTileAccumulators
-    // a lane: groupN <= 64.
-    int64_t best = 0;
-    for (int n = 2 * kMaxTileAccumulators; n >= 8; n -= 8) {
-      if (t.N % n) continue;
-      const int64_t tiles = (t.M / 64) * (t.N / n), busiest = (tiles + groups - 1) / groups * n;
-      if (!best || busiest < best) best = busiest, t.groupN = n;
-    }
     t.group = true;
-    t.mb = 1, t.nb = t.groupN / t.shape.n;
-    t.tilesAcross = t.N / t.groupN;
-    t.tiles = (t.M / 64) * t.tilesAcross;
-    t.tilesPerWarp = int((t.tiles + groups - 1) / groups);
+    t.mb = 1;
+    tileForGroups(t, 1);
     return t;
   }
   // Each warp takes tiles of mb x nb blocks: a k step loads mb a fragments and nb b fragments
@@ -295,22 +283,28 @@ void TileGen::accumulateGroupMma(const std::vector<MmaAccumulation>& products) {
     }
 }
 
-// Tiles of a width that divides N: the fewest columns on the busiest warpgroup, then the widest,
-// so that gate and up of 128 x 64 give each of four warpgroups one 64 x 64 tile (an instruction
-// reads its 64 rows of a for every width columns) rather than a 64 x 32 of each.
-std::optional<TileGen::GroupDeal> TileGen::dealGroupTiles(const MmaTiling& t, int products) {
+// Tiles of 64 x groupN for `products` products of t's shape dealt together: a width that divides N,
+// at most kMaxTileAccumulators a lane (groupN <= 64); the fewest columns on the busiest warpgroup,
+// then the widest (an instruction reads its 64 rows of a for every groupN columns), so that gate
+// and up of 128 x 64 give each of four warpgroups one 64 x 64 tile rather than a 64 x 32 of each.
+void TileGen::tileForGroups(MmaTiling& t, int products) {
   const int groups = T() / kGroupThreads;
-  GroupDeal d{t, products, 0, 0};
   int64_t best = 0;
   for (int n = 2 * kMaxTileAccumulators; n >= 8; n -= 8) {
     if (t.N % n) continue;
     const int64_t total = products * (t.M / 64) * (t.N / n), busiest = (total + groups - 1) / groups * n;
-    if (!best || busiest < best) best = busiest, d.t.groupN = n;
+    if (!best || busiest < best) best = busiest, t.groupN = n;
   }
-  if (!best) return std::nullopt;
-  d.t.nb = d.t.groupN / t.shape.n;
-  d.t.tilesAcross = t.N / d.t.groupN;
-  d.t.tiles = (t.M / 64) * d.t.tilesAcross;
+  t.nb = t.groupN / t.shape.n;
+  t.tilesAcross = t.N / t.groupN;
+  t.tiles = (t.M / 64) * t.tilesAcross;
+  t.tilesPerWarp = int((t.tiles + groups - 1) / groups);
+}
+
+TileGen::GroupDeal TileGen::dealGroupTiles(const MmaTiling& t, int products) {
+  GroupDeal d{t, products, 0, 0};
+  tileForGroups(d.t, products);
+  const int groups = T() / kGroupThreads;
   d.total = products * d.t.tiles;
   d.rounds = int((d.total + groups - 1) / groups);
   return d;

@@ -218,7 +218,8 @@ class TileGen {
     int products = 0, rounds = 0;
     int64_t total = 0;
   };
-  std::optional<GroupDeal> dealGroupTiles(const MmaTiling& t, int products);
+  void tileForGroups(MmaTiling& t, int products);
+  GroupDeal dealGroupTiles(const MmaTiling& t, int products);
   void forEachDealtTile(const GroupDeal& d, const std::function<void(int r, V product, V m0, V n0)>& body);
   void forEachDealtAccumulator(const GroupDeal& d, const std::vector<V>& locals,
                                const std::vector<llvm::AllocaInst*>& slots,
