@@ -42,9 +42,10 @@ struct Options {
   bool trace = false;
   // Diagnostic only (wrong results, real timing): leave one side of weight streaming out.
   Ablation ablation = Ablation::None;
-  // Products whose rows come in 64s on the warpgroup matrix instruction (ir::ArchDesc::warpgroupMma;
-  // `--mma=warpgroup`). Off: every product on the per-warp one.
-  bool warpgroupMma = false;
+  // Products whose rows come in 64s on the warpgroup matrix instruction (`--mma=warp|warpgroup`).
+  // Unset: wherever the arch has one (ir::ArchDesc::warpgroupMma); false: every product on the
+  // per-warp one; true on an arch without it is an error.
+  std::optional<bool> warpgroupMma;
 };
 
 // One module with an entry per step of the program (the first step's is `mk_step`, each further

@@ -85,7 +85,7 @@ class KernelBuilder {
                   std::to_string(target_.maxSharedPerBlock()));
       return std::nullopt;
     }
-    if (opt_.warpgroupMma && !target_.arch().warpgroupMma) {
+    if (opt_.warpgroupMma.value_or(false) && !target_.arch().warpgroupMma) {
       diags_.emit(SourceRange{}, BackendTarget, td.name, "--mma=warpgroup needs sm_90a's wgmma, which " + opt_.arch + " lacks");
       return std::nullopt;
     }
@@ -238,7 +238,7 @@ class KernelBuilder {
     auto* gSmem = new llvm::GlobalVariable(m, smemTy, false, llvm::GlobalValue::ExternalLinkage, nullptr, "mk_smem",
                                            nullptr, llvm::GlobalValue::NotThreadLocal, target_.sharedSpace());
     // The warpgroup matrix instruction's swizzled operands start 1024-byte aligned (tile/mma.cpp).
-    gSmem->setAlignment(llvm::Align(opt_.warpgroupMma ? 1024 : 128));
+    gSmem->setAlignment(llvm::Align(warpgroupMma() ? 1024 : 128));
     const Entry entry = declareEntry(m, shape->blockSize);
 
     auto* entryBlock = llvm::BasicBlock::Create(*out.ctx, "entry", entry.fn);
@@ -476,7 +476,7 @@ class KernelBuilder {
     env.ablateCopies = opt_.ablation == Ablation::WeightCopies;
     env.ablateMath = opt_.ablation == Ablation::WeightMath;
     env.l2AheadTiles = mk_.target.l2AheadTiles;
-    env.warpgroupMma = opt_.warpgroupMma;
+    env.warpgroupMma = warpgroupMma();
     env.error = k.entry.error;
     env.sm = k.sm;
     env.epoch = k.entry.epoch;
@@ -712,6 +712,9 @@ class KernelBuilder {
     L.traceRecords = opt_.trace ? k.tables.records : 0;
     return true;
   }
+
+  // Options::warpgroupMma, its default resolved for this arch.
+  bool warpgroupMma() const { return opt_.warpgroupMma.value_or(target_.arch().warpgroupMma); }
 
   const ir::Megakernel& mk_;
   const std::string entryName_;

@@ -31,7 +31,7 @@
 #                  PREFILL_TIME_TOKENS prompts (default "128 512"), PREFILL_TIME_RUNS runs each (default 5):
 #                  the prefill part of the time to first token (sum of the chunks' GPU times), median
 #   prefill-ab     INFO: the prefill step of llama1b.ptx and of each v-*.ptx with one (gpu-prepare.sh's
-#                  VARIANTS, e.g. "wg:--mma=warpgroup") in turn, PREFILL_AB_ROUNDS rounds (default 3) of
+#                  VARIANTS, e.g. "warp:--mma=warp") in turn, PREFILL_AB_ROUNDS rounds (default 3) of
 #                  3 runs at PREFILL_AB_TOKENS tokens (default 512): a median per kernel and round
 #   parity-STEM.CONFIG   scripts/gpu_parity.py --steps all for every config of every examples/*.mk
 #                  (build-gpu/shipped.txt): random HF weights, teacher-forced through every position of

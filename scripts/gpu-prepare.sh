@@ -69,7 +69,7 @@ for tool in mkrt-run mk-prefill-check; do
   fi
 done
 
-# MKDSL_BUILD_OPTIONS: options for every kernel (e.g. `--mma=warpgroup`, to run every check on it).
+# MKDSL_BUILD_OPTIONS: options for every kernel (e.g. `--mma=warp`, to run every check on mma.sync).
 read -ra BUILD_OPTIONS <<< "${MKDSL_BUILD_OPTIONS:-}"
 build() {  # NAME FILE [mkdsl build options...]
   local name=$1 file=$2; shift 2

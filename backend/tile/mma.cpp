@@ -284,13 +284,15 @@ void TileGen::accumulateGroupMma(const std::vector<MmaAccumulation>& products) {
 }
 
 // Tiles of 64 x groupN for `products` products of t's shape dealt together: a width that divides N,
-// at most kMaxTileAccumulators a lane (groupN <= 64); the fewest columns on the busiest warpgroup,
-// then the widest (an instruction reads its 64 rows of a for every groupN columns), so that gate
-// and up of 128 x 64 give each of four warpgroups one 64 x 64 tile rather than a 64 x 32 of each.
+// at most kMaxLaneAccumulators a lane (groupN <= 128); the fewest columns on the busiest warpgroup,
+// then the widest, so that gate and up of 128 x 64 give each of four warpgroups one 64 x 64 tile
+// rather than a 64 x 32 of each, and of 128 x 128 one 64 x 128 rather than two 64 x 64: an
+// instruction reads its 64 rows of a from shared memory for every groupN columns, and at n = 64
+// both operands' bytes already take all of shared memory's bandwidth at the tensor cores' rate.
 void TileGen::tileForGroups(MmaTiling& t, int products) {
   const int groups = T() / kGroupThreads;
   int64_t best = 0;
-  for (int n = 2 * kMaxTileAccumulators; n >= 8; n -= 8) {
+  for (int n = 2 * kMaxLaneAccumulators; n >= 8; n -= 8) {
     if (t.N % n) continue;
     const int64_t total = products * (t.M / 64) * (t.N / n), busiest = (total + groups - 1) / groups * n;
     if (!best || busiest < best) best = busiest, t.groupN = n;
@@ -491,10 +493,15 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
     });
   }
   const bool async = asyncA || anyAsyncB;
+  // The accumulators are in registers for the loop's duration, so the staging buffers may take
+  // their locals' bytes: they go above the other locals live during the loop.
+  std::vector<int> accumulatorSlots;
+  for (const Product& p : products) accumulatorSlots.push_back(p.stmt->slot);
+  const int64_t floor = liveLocalsEnd(loopStmt, accumulatorSlots);
   int stages = 2;
   if (env_.smemPerBlock > 0) {
     // Below what the ring needs; the tile area ends on a 128-byte boundary.
-    const int64_t room = env_.smemPerBlock - env_.ringNeedBytes - 127 - localsEnd_ - (t0.stagedAlign() - 16);
+    const int64_t room = env_.smemPerBlock - env_.ringNeedBytes - 127 - floor - (t0.stagedAlign() - 16);
     // What the loop's own temporaries may still need is left free.
     constexpr int64_t kReserve = 16 * 1024;
     if (async)
@@ -504,9 +511,12 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
   }
   // The staging buffers sit below every statement's temporaries for the loop's duration.
   const int64_t align = t0.group ? t0.stagedAlign() : 1;
-  const int64_t buffers = (localsEnd_ + align - 1) / align * align, savedEnd = localsEnd_;
-  localsEnd_ = buffers + stages * stagedBytes;
+  const int64_t buffers = (floor + align - 1) / align * align, savedEnd = localsEnd_;
+  localsEnd_ = std::max(savedEnd, buffers + stages * stagedBytes);
   peak_ = std::max(peak_, localsEnd_ - SmemLayout::kTiles);
+  // Where they cover an accumulator's local, every thread reads its accumulators before the first
+  // copy lands there, and writes them back after the last product has read its operands.
+  const bool overAccumulators = buffers < savedEnd;
   auto buffer = [&](V turn) { return smemPtr(env_, b_.CreateAdd(ci(buffers), b_.CreateMul(turn, ci(stagedBytes)))); };
   auto bOf = [&](const Product& p, V base) { return b_.CreateGEP(b_.getInt16Ty(), base, ci(t0.stagedRowsBytes(p.bRow) / 2)); };
   // The async operands of the iteration at `value`, copied into buffer `turn`.
@@ -519,6 +529,7 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
           copyMmaRows(*mmaRows(operand(*p.stmt->value, 1), a.dtype, t0.K), bOf(p, base), p.acc.t.N, t0, true);
     });
   };
+  if (overAccumulators) barrier();
   const std::vector<const Expr*> ahead = iterationLoads(loopStmt);
   if (!ahead.empty()) when(b_.CreateICmpSLT(lo, hi), [&] { prefetchIteration(loopStmt, ahead, lo); });
   if (async)
@@ -568,6 +579,7 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
   });
   localsEnd_ = savedEnd;
   beginStatement();
+  if (overAccumulators) barrier();
   if (deal)
     forEachDealtAccumulator(*deal, locals, dealtSlots, [&](V local, V i, llvm::AllocaInst* slot) {
       writeTile({local, DType::F32}, i, b_.CreateLoad(f32(), slot));

@@ -7,17 +7,11 @@
 namespace mk::backend::tile {
 
 void TileGen::run() {
-  // Tile locals get fixed places for the whole task; temporaries stack above them.
-  int64_t at = SmemLayout::kTiles;
-  tileOffset_.assign(fn_.locals.size(), -1);
-  for (size_t s = 0; s < fn_.locals.size(); ++s) {
-    if (fn_.locals[s].shape.empty()) continue;
-    tileOffset_[s] = at;
-    at += align16(abi::shapeElements(fn_.locals[s].shape) * 4);
-  }
-  localsEnd_ = at;
-  top_ = at;
-  peak_ = at - SmemLayout::kTiles;
+  // Tile locals get places for the whole task (shared where their live ranges are apart);
+  // temporaries stack above them.
+  placeLocals();
+  top_ = localsEnd_;
+  peak_ = localsEnd_ - SmemLayout::kTiles;
   while (env_.scalarSlots->size() < fn_.locals.size()) {
     llvm::IRBuilder<> eb(&env_.fn->getEntryBlock(), env_.fn->getEntryBlock().begin());
     env_.scalarSlots->push_back(eb.CreateAlloca(b_.getInt32Ty(), nullptr, "local"));

@@ -257,7 +257,6 @@ class TileGen {
 
   // --- Statements (task.cpp) ------------------------------------------------------------------
   static bool readsShifted(const Expr& e, int slot, bool shifted);
-  static bool reads(const Expr& e, int slot);  // whether `e` reads local `slot` at all
   void beginStatement();
   void block(const ir::Block& stmts);
   void statement(const Stmt& s);
@@ -282,6 +281,19 @@ class TileGen {
   void prefetchAhead(const Expr& load, const LoaderLoop& l, int64_t bytes);
   void issue(const Expr& load);
 
+  // --- Where tile locals live (locals.cpp) ---------------------------------------------------
+ public:
+  // A local's references, as indices of the body's statements in order (-1: none).
+  struct LiveRange {
+    int64_t first = -1, last = -1;
+    bool definedFirst = false;  // the first reference writes the whole local
+  };
+  static bool reads(const Expr& e, int slot);  // whether `e` reads local `slot` at all (task.cpp)
+
+ private:
+  void placeLocals();
+  int64_t liveLocalsEnd(const Stmt& s, const std::vector<int>& except);
+
   const TaskEnv& env_;
   Builder& b_;
   const Variant& v_;
@@ -290,6 +302,8 @@ class TileGen {
   Side side_;
   ir::StaticFacts statics_;
   std::vector<int64_t> tileOffset_;
+  std::vector<LiveRange> live_;
+  std::map<const Stmt*, std::pair<int64_t, int64_t>> stmtSpan_;  // a statement's index and its last nested one's
   int64_t localsEnd_ = 0, top_ = 0, peak_ = 0;
   std::map<const Expr*, V> scalars_;
   std::map<const Expr*, TileRef> tiles_;

@@ -1,13 +1,14 @@
-// `--mma=warpgroup`: a K loop of two tensor-core products of one a on 128 rows, as std.mlp's gate
-// and up columns, on sm_90a's wgmma (backend/tile/mma.cpp, nvptx/wgmma.cpp). The shared memory is
-// 1024-byte aligned for the 128-byte-swizzled panels; the staged copies are fenced for the async
-// proxy before the barrier that publishes them. The two 128 x 32 products are dealt as one: four
-// 64 x 32 tiles, one a warpgroup, so one inline block an iteration fences the accumulators, runs
-// the tile's four k steps, commits and waits (LLVM unrolls the two iterations; the first is
-// checked). Without the option (and on sm_80, which has no wgmma: an error) the products stay on
-// mma.sync.
+// sm_90a's default (`--mma=warpgroup`): a K loop of two tensor-core products of one a on 128
+// rows, as std.mlp's gate and up columns, on sm_90a's wgmma (backend/tile/mma.cpp,
+// nvptx/wgmma.cpp). The shared memory is 1024-byte aligned for the 128-byte-swizzled panels; the
+// staged copies are fenced for the async proxy before the barrier that publishes them. The two
+// 128 x 32 products are dealt as one: four 64 x 32 tiles, one a warpgroup, so one inline block an
+// iteration fences the accumulators, runs the tile's four k steps, commits and waits (LLVM unrolls
+// the two iterations; the first is checked). With `--mma=warp` the products stay on mma.sync;
+// sm_80 has no wgmma (asking for it is an error).
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %FileCheck %s --check-prefix=WG
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --mma=warpgroup --stdlib %stdlib | %FileCheck %s --check-prefix=WG
-// RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %FileCheck %s --check-prefix=WARP
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --mma=warp --stdlib %stdlib | %FileCheck %s --check-prefix=WARP
 // RUN: ! %mkdsl build %s --emit=ptx --target sm_80 --mma=warpgroup --stdlib %stdlib 2>&1 >/dev/null | %FileCheck %s --check-prefix=SM80
 op to_bf16<T, K>(x: f32[T, K]) -> y: bf16[T, K]
     tasks t in 1 {

@@ -5,7 +5,7 @@
 // - `up`: an accumulating loop of three f16 products of one a, dealt as one over the warpgroups
 //   (eighteen 64 x 8 tiles: five rounds, the last for two warpgroups), a converted from an f32
 //   state and b staged transposed element by element;
-// - `mid`: two bf16 products of one a (four 64 x 64 tiles, one a warpgroup), a the bf16
+// - `mid`: two bf16 products of one a (four 64 x 128 tiles, one a warpgroup), a the bf16
 //   activation rows copied asynchronously a chunk ahead;
 // - `down`: a plain product into a tile of its own and `acc += mma_nt(...)` as one statement,
 //   over 40-row tasks: ten 64 x 8 tiles for four warpgroups, so some warpgroups have one fewer.
@@ -38,7 +38,7 @@ op up<S, D, E, R = 24, KC = 64>(cache: f32[S, D], u: f16[D, E]) -> h: bf16[S, E]
 
 // g = h m: [S, E] x [E, F] in bf16, F / (2 R) tasks of two R-column products: a is bf16
 // activation rows, copied asynchronously.
-op mid<S, E, F, R = 64, KC = 64>(h: bf16[S, E], m: bf16[E, F]) -> g: f32[S, F]
+op mid<S, E, F, R = 128, KC = 64>(h: bf16[S, E], m: bf16[E, F]) -> g: f32[S, F]
     tasks t in F / (2 * R) {
     var lo: f32[S, R];
     var hi: f32[S, R];
@@ -50,10 +50,11 @@ op mid<S, E, F, R = 64, KC = 64>(h: bf16[S, E], m: bf16[E, F]) -> g: f32[S, F]
     store g[0 : +S, (2 * t + 1) * R : +R] = hi;
 }
 
-// logits[n] = sum over s of (g w^T)[s, n] and of the same over columns 64 .. 127 alone.
-op down<S, F, V, R = 40, C = 64>(g: f32[S, F], w: bf16[V, F] tiled(R, C)) -> y: f32[V]
+// logits[n] = sum over s of (g w^T)[s, n] over g's first F columns, and of the same over g's last
+// 64 columns against w's columns 64 .. 127 alone.
+op down<S, G, F, V, R = 40, C = 64>(g: f32[S, G], w: bf16[V, F] tiled(R, C)) -> y: f32[V]
     tasks t in V / R {
-    let q = mma_nt((load g[0 : +S, 64 : +64]) as bf16, load w[t * R : +R, 64 : +64]);
+    let q = mma_nt((load g[0 : +S, G - 64 : +64]) as bf16, load w[t * R : +R, 64 : +64]);
     var p: f32[S, R];
     p += mma_nt((load g[0 : +S, 0 : +F]) as bf16, load w[t * R : +R, 0 : +F]);
     var acc: f32[R];
@@ -68,12 +69,13 @@ config small {
     dim = 128;
     inner = 576;
     feats = 128;
+    wide = 256;
     seq = 128;
 }
 
 weight embed_w: bf16[vocab, dim] = "embed.weight";
 weight u: f16[dim, inner] = "u.weight";
-weight m: bf16[inner, feats] = "m.weight";
+weight m: bf16[inner, wide] = "m.weight";
 weight w: bf16[vocab, feats] tiled(40, 64) = "w.weight";
 state cache: f32[seq, dim];
 

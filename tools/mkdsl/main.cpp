@@ -79,8 +79,8 @@ Options for build (and run):
   --l2-ahead N                      override the target's L2 look-ahead of the loader warp, in
                                     tiles (h200: 8; 0: none)
   --mma=warp|warpgroup              the matrix instruction of tile products: per warp (mma.sync,
-                                    MFMA; the default) or, where a product's rows come in 64s,
-                                    sm_90a's warpgroup wgmma (not yet checked on a GPU)
+                                    MFMA) or, where a product's rows come in 64s, sm_90a's
+                                    warpgroup wgmma (the default on sm_90a; per warp elsewhere)
 
 Options for build:
   -o FILE                           write the output to FILE instead of standard output (`-o -`:

@@ -1,0 +1,116 @@
+// Where the tile locals of an op body live in shared memory for a task: each gets bytes of its
+// own only while it is live, so locals whose live ranges are apart share bytes (an epilogue's
+// chain of lets, the accumulators of a loop and what the loop's results are turned into).
+//
+// A local is live from its first reference to its last, in the order of the body's statements
+// (an `if`'s branches one after the other, which only over-approximates). A loop stretches the
+// range of a local over the whole loop when the local is referenced inside the loop and either
+// also outside it, or first read there (its value comes from the previous iteration). Two locals
+// touched by one statement never share bytes: a statement may write one while it still reads the
+// other.
+#include <algorithm>
+
+#include "backend/tile/tile_gen.h"
+
+namespace mk::backend::tile {
+
+namespace {
+
+struct Walk {
+  std::vector<TileGen::LiveRange>& live;
+  std::map<const Stmt*, std::pair<int64_t, int64_t>>& spans;
+  std::vector<std::pair<int64_t, int64_t>> loops;  // in the order they end: inner loops first
+  int64_t at = 0;
+
+  void touch(int slot, bool write) {
+    TileGen::LiveRange& r = live.at(size_t(slot));
+    if (r.first < 0) r.first = at, r.definedFirst = write;
+    r.last = at;
+  }
+  void expr(const Expr& e) {
+    if (e.kind == ExprKind::Local) touch(e.index, false);
+    for (const auto& o : e.operands)
+      if (o) expr(*o);
+    for (const auto& d : e.region)
+      if (d.start) expr(*d.start);
+  }
+  void block(const ir::Block& b) {
+    for (const auto& s : b) stmt(*s);
+  }
+  void stmt(const Stmt& s) {
+    const int64_t here = at;
+    if (s.value) expr(*s.value);
+    for (const auto& d : s.region)
+      if (d.start) expr(*d.start);
+    if (s.lo) expr(*s.lo);
+    if (s.hi) expr(*s.hi);
+    if (s.kind == StmtKind::Let || s.kind == StmtKind::For)
+      touch(s.slot, true);
+    else if (s.kind == StmtKind::Assign)
+      touch(s.slot, s.assign == ir::AssignOp::Set && !(s.value && TileGen::reads(*s.value, s.slot)));
+    at = here + 1;
+    block(s.body);
+    block(s.otherwise);
+    spans[&s] = {here, at - 1};
+    if (s.kind == StmtKind::For) loops.emplace_back(here, at - 1);
+  }
+};
+
+bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) { return a0 <= b1 && b0 <= a1; }
+
+}  // namespace
+
+void TileGen::placeLocals() {
+  live_.assign(fn_.locals.size(), LiveRange{});
+  stmtSpan_.clear();
+  Walk w{live_, stmtSpan_, {}, 0};
+  w.block(fn_.body);
+  for (auto [head, end] : w.loops)
+    for (LiveRange& r : live_) {
+      if (r.first < 0 || !overlaps(r.first, r.last, head, end)) continue;
+      const bool inside = r.first > head && r.last <= end;
+      if (inside && r.definedFirst) continue;
+      r.first = std::min(r.first, head), r.last = std::max(r.last, end);
+    }
+
+  // First fit, largest first, among the locals already placed whose ranges overlap.
+  std::vector<int> order;
+  for (size_t s = 0; s < fn_.locals.size(); ++s)
+    if (!fn_.locals[s].shape.empty() && live_[s].first >= 0) order.push_back(int(s));
+  auto bytes = [&](int s) { return align16(abi::shapeElements(fn_.locals[size_t(s)].shape) * 4); };
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return bytes(x) > bytes(y); });
+  tileOffset_.assign(fn_.locals.size(), SmemLayout::kTiles);
+  localsEnd_ = SmemLayout::kTiles;
+  std::vector<int> placed;
+  for (int s : order) {
+    std::vector<std::pair<int64_t, int64_t>> taken;
+    for (int p : placed)
+      if (overlaps(live_[size_t(s)].first, live_[size_t(s)].last, live_[size_t(p)].first, live_[size_t(p)].last))
+        taken.emplace_back(tileOffset_[size_t(p)], tileOffset_[size_t(p)] + bytes(p));
+    std::sort(taken.begin(), taken.end());
+    int64_t at = SmemLayout::kTiles;
+    for (auto [lo, hi] : taken) {
+      if (at + bytes(s) <= lo) break;
+      at = std::max(at, hi);
+    }
+    tileOffset_[size_t(s)] = at;
+    localsEnd_ = std::max(localsEnd_, at + bytes(s));
+    placed.push_back(s);
+  }
+}
+
+// The end of the bytes of the tile locals live during `s` (a statement of the body), but for
+// `except`'s.
+int64_t TileGen::liveLocalsEnd(const Stmt& s, const std::vector<int>& except) {
+  const auto [head, end] = stmtSpan_.at(&s);
+  int64_t top = SmemLayout::kTiles;
+  for (size_t slot = 0; slot < fn_.locals.size(); ++slot) {
+    const LiveRange& r = live_[slot];
+    if (fn_.locals[slot].shape.empty() || r.first < 0 || !overlaps(r.first, r.last, head, end)) continue;
+    if (std::find(except.begin(), except.end(), int(slot)) != except.end()) continue;
+    top = std::max(top, tileOffset_[slot] + align16(abi::shapeElements(fn_.locals[slot].shape) * 4));
+  }
+  return top;
+}
+
+}  // namespace mk::backend::tile
