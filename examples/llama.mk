@@ -79,7 +79,9 @@ config llama_3_2_1b {
     /// a K chunk of 128, norms of 4 rows, 64 x 128 attention blocks: 11.4 ms, against 30.3 ms
     /// with 32 x 16 tasks in chunks of 128 tokens; 8.4 ms once gate/up and q/k/v share their
     /// staged rows (bench/results/2026-12-04-prefill-shared-a, where a K chunk of 64 and 32-column
-    /// q/k/v tasks were slower). The tiles need up to 227 KB of shared memory:
+    /// q/k/v tasks were slower); 5.37 ms on wgmma, where 128-column gate/up tasks, 32-pair q/k/v
+    /// tasks and 128 x 64 or 64 x 64 attention blocks were not faster
+    /// (bench/results/2026-12-05-wgmma-check). The tiles need up to 227 KB of shared memory:
     /// an AMDGPU build (64 KiB of LDS per workgroup) takes smaller ones, e.g. `--set chunk=128
     /// --set prefill_rows=32 --set prefill_k_chunk=32 --set prefill_cols=16 --set
     /// prefill_queries=16 --set prefill_keys=64` (tests/codegen/check_amdgpu.sh).
@@ -118,8 +120,9 @@ config llama_3_8b : llama_3_2_1b {
     ffn_chunk = 128;
     prefill_ffn_cols = 112;
     prefill_qkv_cols = 32;
-    /// Prefill tasks of 64 rows and attention blocks of 32 x 64: the 1B's 128 rows (q/k/v's RoPE
-    /// epilogue over 32 pairs) and 64 x 128 blocks (head_dim 128) do not fit in shared memory.
+    /// Prefill tasks of 64 rows and attention blocks of 32 x 64, chosen when the 1B's 128 rows
+    /// (q/k/v's RoPE epilogue over 32 pairs) did not fit in shared memory; they do now that tile
+    /// locals share it (`--set prefill_rows=128` builds unspilled), but neither is timed.
     prefill_rows = 64;
     prefill_queries = 32;
     prefill_keys = 64;
