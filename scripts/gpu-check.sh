@@ -58,6 +58,8 @@
 #                  (e.g. "128 512 2048"; unset: none, so the decode run keeps its time; BENCH_SKIP_DECODE=1: prefill only)
 #   bench-mma      (issue 18, only when CHECKS names it) scripts/bench_mma.py: bench/mma/proj.mk's products
 #                  at the 1B's projection shapes against torch.matmul, rounds interleaved, parity against torch
+#   profile-prefill  (INFO, only when CHECKS names it) ncu over one launch of the 1B's prefill step: tensor
+#                  pipes, warp stalls, L2 and shared-memory throughput (logs/profile-prefill.log)
 # Output in $OUT (at most 8 files come back from the device tool): summary.md (the PASS/FAIL table),
 # gpu-check.log (this console), results.tar.gz (every log, parity.json/.md, the tiny logits), and
 # the parity JSONs, bench.json and bench.md. Exit status 0 when every check passed (SKIP and INFO rows allowed), 1 otherwise.
@@ -435,6 +437,18 @@ if [[ " $CHECKS " == *" bench-mma "* ]]; then
   D=$(grep -c '"parity_ok": true' "$W/logs/bench-mma.log")
   [ $RC -eq 0 ] && record bench-mma PASS "$ELAPSED" "$D kernels" || record bench-mma FAIL "$ELAPSED" "exit $RC: see logs/bench-mma.log"
   cp "$W/bench-mma/bench_mma.json" "$W/bench-mma/bench_mma.md" "$OUT/" 2>/dev/null
+fi
+
+# ---- profile-prefill: Nsight Compute over the 1B's prefill step (only when CHECKS names it) -------------
+# One launch of llama1b.ptx's prefill entry on a 512-token chunk: the tensor pipes' activity, warp
+# stall reasons, L2 and shared-memory throughput (INFO: whole-kernel figures, over all its ops; the
+# trace of `mkdsl build --trace` says which op takes the time, this says what binds it).
+if [[ " $CHECKS " == *" profile-prefill "* ]]; then
+  run profile-prefill "$(cap 300)" ncu --clock-control none --kernel-name mk_step_prefill --launch-count 1 \
+    --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+    --section WarpStateStats --section SchedulerStats \
+    "$G/mk-prefill-check" --kernel "$G/llama1b.ptx" --random-weights 7 --time-tokens 512 --runs 1 --timeout-ms 60000
+  record profile-prefill INFO "$ELAPSED" "exit $RC: $(last_line 'Duration|ERROR|error' "$W/logs/profile-prefill.log")"
 fi
 
 # ---- summary ------------------------------------------------------------------------------------------
