@@ -18,8 +18,7 @@ namespace {
 
 struct Walk {
   std::vector<TileGen::LiveRange>& live;
-  std::map<const Stmt*, std::pair<int64_t, int64_t>>& spans;
-  std::vector<std::pair<int64_t, int64_t>> loops;  // in the order they end: inner loops first
+  std::vector<TileGen::LoopSpan>& loops;  // in the order they end: inner loops first
   int64_t at = 0;
 
   void touch(int slot, bool write) {
@@ -51,8 +50,7 @@ struct Walk {
     at = here + 1;
     block(s.body);
     block(s.otherwise);
-    spans[&s] = {here, at - 1};
-    if (s.kind == StmtKind::For) loops.emplace_back(here, at - 1);
+    if (s.kind == StmtKind::For) loops.push_back({&s, here, at - 1});
   }
 };
 
@@ -62,10 +60,10 @@ bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) { return a0 <= b1 
 
 void TileGen::placeLocals() {
   live_.assign(fn_.locals.size(), LiveRange{});
-  stmtSpan_.clear();
-  Walk w{live_, stmtSpan_, {}, 0};
+  loops_.clear();
+  Walk w{live_, loops_, 0};
   w.block(fn_.body);
-  for (auto [head, end] : w.loops)
+  for (const auto& [loop, head, end] : loops_)
     for (LiveRange& r : live_) {
       if (r.first < 0 || !overlaps(r.first, r.last, head, end)) continue;
       const bool inside = r.first > head && r.last <= end;
@@ -77,7 +75,7 @@ void TileGen::placeLocals() {
   std::vector<int> order;
   for (size_t s = 0; s < fn_.locals.size(); ++s)
     if (!fn_.locals[s].shape.empty() && live_[s].first >= 0) order.push_back(int(s));
-  auto bytes = [&](int s) { return align16(abi::shapeElements(fn_.locals[size_t(s)].shape) * 4); };
+  auto bytes = [&](int s) { return localBytes(s); };
   std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return bytes(x) > bytes(y); });
   tileOffset_.assign(fn_.locals.size(), SmemLayout::kTiles);
   localsEnd_ = SmemLayout::kTiles;
@@ -99,16 +97,21 @@ void TileGen::placeLocals() {
   }
 }
 
-// The end of the bytes of the tile locals live during `s` (a statement of the body), but for
+int64_t TileGen::localBytes(int slot) const {
+  return align16(abi::shapeElements(fn_.locals.at(size_t(slot)).shape) * 4);
+}
+
+// The end of the bytes of the tile locals live during `loop` (a `for` of the body), but for
 // `except`'s.
-int64_t TileGen::liveLocalsEnd(const Stmt& s, const std::vector<int>& except) {
-  const auto [head, end] = stmtSpan_.at(&s);
+int64_t TileGen::liveLocalsEnd(const Stmt& loop, const std::vector<int>& except) {
+  const auto it = std::find_if(loops_.begin(), loops_.end(), [&](const LoopSpan& l) { return l.loop == &loop; });
+  const int64_t head = it->head, end = it->end;
   int64_t top = SmemLayout::kTiles;
   for (size_t slot = 0; slot < fn_.locals.size(); ++slot) {
     const LiveRange& r = live_[slot];
     if (fn_.locals[slot].shape.empty() || r.first < 0 || !overlaps(r.first, r.last, head, end)) continue;
     if (std::find(except.begin(), except.end(), int(slot)) != except.end()) continue;
-    top = std::max(top, tileOffset_[slot] + align16(abi::shapeElements(fn_.locals[slot].shape) * 4));
+    top = std::max(top, tileOffset_[slot] + localBytes(int(slot)));
   }
   return top;
 }

@@ -289,10 +289,16 @@ class TileGen {
     bool definedFirst = false;  // the first reference writes the whole local
   };
   static bool reads(const Expr& e, int slot);  // whether `e` reads local `slot` at all (task.cpp)
+  // A `for` of the body: its statement index and its body's last.
+  struct LoopSpan {
+    const Stmt* loop;
+    int64_t head, end;
+  };
 
  private:
   void placeLocals();
-  int64_t liveLocalsEnd(const Stmt& s, const std::vector<int>& except);
+  int64_t localBytes(int slot) const;  // a tile local's bytes in shared memory
+  int64_t liveLocalsEnd(const Stmt& loop, const std::vector<int>& except);
 
   const TaskEnv& env_;
   Builder& b_;
@@ -303,7 +309,7 @@ class TileGen {
   ir::StaticFacts statics_;
   std::vector<int64_t> tileOffset_;
   std::vector<LiveRange> live_;
-  std::map<const Stmt*, std::pair<int64_t, int64_t>> stmtSpan_;  // a statement's index and its last nested one's
+  std::vector<LoopSpan> loops_;  // in the order they end: inner loops first
   int64_t localsEnd_ = 0, top_ = 0, peak_ = 0;
   std::map<const Expr*, V> scalars_;
   std::map<const Expr*, TileRef> tiles_;
