@@ -53,6 +53,7 @@ struct TaskEnv {
   llvm::Value* seq = nullptr;        // alloca i32: ring uses so far on this side
   bool ablateCopies = false, ablateMath = false;  // Options::ablation
   int l2AheadTiles = 0;                             // ir::TargetDesc::l2AheadTiles
+  int groupMmaChains = 1;                           // ir::TargetDesc::groupMmaChains
   bool warpgroupMma = false;                        // Options::warpgroupMma
   llvm::Value* traceRecord = nullptr;  // traced: ptr addrspace(1) to the entry's TraceWord record
   // Traced, compute side: thread 0's ring wait so far in the task (ptr addrspace(3) to

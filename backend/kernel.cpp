@@ -476,6 +476,7 @@ class KernelBuilder {
     env.ablateCopies = opt_.ablation == Ablation::WeightCopies;
     env.ablateMath = opt_.ablation == Ablation::WeightMath;
     env.l2AheadTiles = mk_.target.l2AheadTiles;
+    env.groupMmaChains = mk_.target.groupMmaChains;
     env.warpgroupMma = warpgroupMma();
     env.error = k.entry.error;
     env.sm = k.sm;

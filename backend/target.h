@@ -164,7 +164,10 @@ class Target {
   };
   // acc += a b^T over k 0 .. K for every tile, called by all the group's lanes alike; the products
   // (their shared-memory reads too) are done when it returns.
-  virtual void groupMma(Builder&, DType, const std::vector<GroupMmaTile>& /*tiles*/, int64_t /*K*/) const {
+  // `chains` (TargetDesc::groupMmaChains) bounds the independent accumulator sets the k steps are
+  // dealt over.
+  virtual void groupMma(Builder&, DType, const std::vector<GroupMmaTile>& /*tiles*/, int64_t /*K*/,
+                        int /*chains*/) const {
     unavailable("the warpgroup matrix instruction");
   }
   // Orders this thread's shared-memory writes (stores, landed async copies) before the matrix

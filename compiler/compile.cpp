@@ -73,6 +73,7 @@ std::optional<ir::TargetDesc> resolveTarget(const CompileOptions& options, std::
   if (options.smem) target->smemPerBlock = *options.smem;
   if (options.warp) target->warpSize = *options.warp;
   if (options.l2Ahead) target->l2AheadTiles = *options.l2Ahead;
+  if (options.mmaChains) target->groupMmaChains = *options.mmaChains;
   if (!options.arch.empty()) target->arch = options.arch;
   return target;
 }

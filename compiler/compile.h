@@ -23,6 +23,7 @@ struct CompileOptions {
   std::string gpu;
   std::optional<int> sms, smem, warp;  // override the target's SM count, smem per block, warp size
   std::optional<int> l2Ahead;          // ... and its loader's L2 look-ahead in tiles
+  std::optional<int> mmaChains;        // ... and its warpgroup tiles' accumulator sets
   // The code architecture (sm_90a, ...); empty: the target's TargetDesc::arch. It also replaces
   // the arch in the scheduled kernel's TargetDesc, so the schedule printout shows what is built.
   std::string arch;

@@ -58,6 +58,9 @@ struct TargetDesc {
   // another task), it prefetches into L2 the tiles of its K loop up to this many iterations
   // ahead; 0: none (targets without a loader, and those not measured).
   int l2AheadTiles = 0;
+  // The independent accumulator sets a warpgroup's tile deals its k steps over (1, 2 or 4; wgmma,
+  // backend/nvptx/wgmma.cpp), within 64 accumulator registers a lane.
+  int groupMmaChains = 1;
 };
 
 // The GPUs (`--gpu`), in the order messages list them.

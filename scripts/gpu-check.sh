@@ -16,6 +16,7 @@
 #                  logits against the CPU interpreter's (rel L2 <= 1e-5: another summation order)
 #   mma-wg         tests/gpu/mma_group_decode.mk (mma and mma_nt on wgmma, f16 and bf16, tiles shared
 #                  unevenly between warpgroups): the same comparison (rel L2 <= 1e-5)
+#   mma-wg-chains  the same kernel built with --mma-chains 4 (k steps over independent accumulator sets)
 #   rows           tests/gpu/chunk_attention_decode.mk (row_sum/max/min, repeat_rows/cols, a chunk-shaped
 #                  attention): logits against the interpreter's (rel L2 <= 1e-5: exp and the summation
 #                  order differ; 4.45e-07 measured on an H200, bench/results/2026-12-03-rows-check)
@@ -185,6 +186,7 @@ mma_check() {  # NAME STEM TOLERANCE: build-gpu/STEM.ptx against STEM_cpu.npy
 mma_check mma mma 1e-6
 mma_check mma-tc mma_tc 1e-5
 mma_check mma-wg mma_wg 1e-5
+mma_check mma-wg-chains mma_wg_chains 1e-5
 mma_check rows rows 1e-5
 
 # ---- prefill: the prefill kernel's chunks against transformers and the decode kernel ---------------

@@ -23,6 +23,8 @@
 #                                  the matrix instruction)
 #   mma_wg.ptx, mma_wg.meta.json, mma_wg_cpu.npy  the same for tests/gpu/mma_group_decode.mk (on
 #                                  sm_90a's warpgroup instruction)
+#   mma_wg_chains.ptx, .meta.json, mma_wg_chains_cpu.npy  the same with --mma-chains 4 (the
+#                                  interpreter's logits are mma_wg's: it has no accumulator chains)
 #   rows.ptx, rows.meta.json, rows_cpu.npy  the same for tests/gpu/chunk_attention_decode.mk (row_sum,
 #                                  row_max, row_min, repeat_rows, repeat_cols in a chunk-shaped attention)
 #   mk-prefill-check               the prefill steps of tiny.ptx against tests/data's goldens and its
@@ -135,6 +137,8 @@ build mma_wg tests/gpu/mma_group_decode.mk --mma=warpgroup
 echo "$MKDSL run tests/gpu/mma_group_decode.mk --device cpu --random-weights 7 --tokens $MMA_TOKENS --max-new 0 --dump-logits $G/mma_wg_cpu.npy"
 "$MKDSL" run tests/gpu/mma_group_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \
   --dump-logits "$G/mma_wg_cpu.npy"
+build mma_wg_chains tests/gpu/mma_group_decode.mk --mma=warpgroup --mma-chains 4
+cp "$G/mma_wg_cpu.npy" "$G/mma_wg_chains_cpu.npy"
 build rows tests/gpu/chunk_attention_decode.mk
 echo "$MKDSL run tests/gpu/chunk_attention_decode.mk --device cpu --random-weights 7 --tokens $MMA_TOKENS --max-new 0 --dump-logits $G/rows_cpu.npy"
 "$MKDSL" run tests/gpu/chunk_attention_decode.mk --device cpu --random-weights 7 --tokens "$MMA_TOKENS" --max-new 0 \

@@ -169,8 +169,8 @@ class NvptxTarget final : public Target {
     nvptx::mmaSyncStep(b, ops, lane, m0, n0, k0, mBlocks, nBlocks, acc);
   }
   // wgmma (nvptx/wgmma.cpp) where arch().warpgroupMma says so.
-  void groupMma(Builder& b, DType dt, const std::vector<GroupMmaTile>& tiles, int64_t K) const override {
-    nvptx::groupMma(b, dt, tiles, K);
+  void groupMma(Builder& b, DType dt, const std::vector<GroupMmaTile>& tiles, int64_t K, int chains) const override {
+    nvptx::groupMma(b, dt, tiles, K, chains);
   }
   void fenceSharedForGroupMma(Builder& b) const override { nvptx::fenceSharedForGroupMma(b); }
 

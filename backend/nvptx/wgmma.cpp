@@ -26,6 +26,10 @@ using llvm::Value;
 
 namespace {
 constexpr int64_t kPanelElements = 64, kK = 16;
+// A warpgroup's products onto one set of accumulators run one after another, each taking the
+// last one's sums; independent sets (TargetDesc::groupMmaChains) let a narrow tile keep several in
+// flight, within this many accumulator registers a lane (the widest tile's, 64 x 128).
+constexpr int kChainAccumulators = 64;
 
 Value* descriptor(Builder& b, Value* sharedPtr) {
   Value* addr = b.CreatePtrToInt(sharedPtr, b.getInt64Ty());
@@ -36,42 +40,55 @@ Value* descriptor(Builder& b, Value* sharedPtr) {
 
 }  // namespace
 
-void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& tiles, int64_t K) {
+void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& tiles, int64_t K, int maxChains) {
   const std::string type = dt == DType::BF16 ? "bf16" : "f16";
-  // Operands: the accumulators' outputs $0 .., then each tile's a and b descriptors at k = 0,
-  // then the accumulators' inputs, tied to their outputs.
   int accumulators = 0;
   std::vector<int> firstAcc;
   for (const auto& t : tiles) firstAcc.push_back(accumulators), accumulators += t.n / 2;
+  // k step s goes to chain s % chains: chain 0 accumulates onto acc, the others start from zero
+  // (scale-d 0 at their first step) and are added to it after the wait.
+  int chains = 1;
+  while (chains * 2 <= maxChains && chains * 2 * accumulators <= kChainAccumulators && (K / kK) % (chains * 2) == 0)
+    chains *= 2;
+  // Operands: the outputs (chain 0's accumulators $0 .., then each further chain's), each tile's a
+  // and b descriptors at k = 0, then chain 0's inputs, tied to their outputs.
+  const int outputs = accumulators * chains;
   std::vector<Value*> args;
   for (const auto& t : tiles) args.push_back(descriptor(b, t.a)), args.push_back(descriptor(b, t.b));
   std::string text = "{\n.reg .b64 mk_da, mk_db;\nwgmma.fence.sync.aligned;\n";
-  for (int64_t k0 = 0; k0 < K; k0 += kK)
+  for (int64_t k0 = 0, step = 0; k0 < K; k0 += kK, ++step)
     for (size_t i = 0; i < tiles.size(); ++i) {
       const auto& t = tiles[i];
+      const int chain = int(step % chains);
+      const bool fresh = chain > 0 && step < chains;
       const int64_t within = (k0 % kPanelElements) * 2, panel = k0 / kPanelElements;
       // Byte offsets >> 4 add to the descriptor's address field (shared addresses stay below 2^18).
-      text += "add.s64 mk_da, $" + std::to_string(accumulators + 2 * int(i)) + ", " +
+      text += "add.s64 mk_da, $" + std::to_string(outputs + 2 * int(i)) + ", " +
               std::to_string((panel * t.aPanelBytes + within) >> 4) + ";\n";
-      text += "add.s64 mk_db, $" + std::to_string(accumulators + 2 * int(i) + 1) + ", " +
+      text += "add.s64 mk_db, $" + std::to_string(outputs + 2 * int(i) + 1) + ", " +
               std::to_string((panel * t.bPanelBytes + within) >> 4) + ";\n";
       text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(t.n) + "k16.f32." + type + "." + type + " {";
-      for (int q = 0; q < t.n / 2; ++q) text += (q ? ", $" : "$") + std::to_string(firstAcc[i] + q);
-      text += "}, mk_da, mk_db, 1, 1, 1, 0, 0;\n";
+      for (int q = 0; q < t.n / 2; ++q)
+        text += (q ? ", $" : "$") + std::to_string(chain * accumulators + firstAcc[i] + q);
+      text += std::string("}, mk_da, mk_db, ") + (fresh ? "0" : "1") + ", 1, 1, 0, 0;\n";
     }
   text += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n}";
   std::string constraints;
-  for (int q = 0; q < accumulators; ++q) constraints += "=f,";
+  for (int q = 0; q < outputs; ++q) constraints += "=f,";
   for (size_t i = 0; i < 2 * tiles.size(); ++i) constraints += "l,";
   for (int q = 0; q < accumulators; ++q) constraints += std::to_string(q) + ",";
   constraints += "~{memory}";
   for (const auto& t : tiles) args.insert(args.end(), t.acc->begin(), t.acc->end());
-  std::vector<llvm::Type*> outs(size_t(accumulators), b.getFloatTy());
-  llvm::Type* ret = accumulators == 1 ? outs[0] : llvm::StructType::get(b.getContext(), outs);
+  std::vector<llvm::Type*> outs(size_t(outputs), b.getFloatTy());
+  llvm::Type* ret = outputs == 1 ? outs[0] : llvm::StructType::get(b.getContext(), outs);
   Value* d = inlinePtx(b, ret, args, text, constraints, /*sideEffects=*/true);
+  auto out = [&](int j) { return outputs == 1 ? d : b.CreateExtractValue(d, {unsigned(j)}); };
   for (size_t i = 0; i < tiles.size(); ++i)
-    for (int q = 0; q < tiles[i].n / 2; ++q)
-      (*tiles[i].acc)[size_t(q)] = accumulators == 1 ? d : b.CreateExtractValue(d, {unsigned(firstAcc[i] + q)});
+    for (int q = 0; q < tiles[i].n / 2; ++q) {
+      Value* sum = out(firstAcc[i] + q);
+      for (int c = 1; c < chains; ++c) sum = b.CreateFAdd(sum, out(c * accumulators + firstAcc[i] + q));
+      (*tiles[i].acc)[size_t(q)] = sum;
+    }
 }
 
 void fenceSharedForGroupMma(Builder& b) {

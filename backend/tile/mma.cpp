@@ -261,7 +261,7 @@ void TileGen::accumulateGroupMma(const std::vector<MmaAccumulation>& products) {
       tiles.push_back({b_.CreateGEP(b_.getInt8Ty(), ops.a, b_.CreateMul(m0, ci(128))), t.M * 128,
                        b_.CreateGEP(b_.getInt8Ty(), ops.b, b_.CreateMul(n0, ci(128))), t.N * 128, t.groupN, &acc[i]});
     }
-    env_.target->groupMma(b_, products.front().ops.dtype, tiles, products.front().t.K);
+    env_.target->groupMma(b_, products.front().ops.dtype, tiles, products.front().t.K, env_.groupMmaChains);
     for (size_t i = 0; i < set.size(); ++i) {
       const MmaTiling& t = set[i].p->t;
       const size_t count = size_t(t.nb * t.perBlock), first = size_t(set[i].j) * count;
@@ -367,12 +367,12 @@ void TileGen::accumulateDealtMma(const GroupDeal& d, const std::vector<llvm::All
     if (everyGroup) {
       full.push_back(tile);
       if (r + 1 < d.rounds && int64_t(r + 2) * groups <= d.total) return;  // more full rounds to come
-      env_.target->groupMma(b_, dt, full, d.t.K);
+      env_.target->groupMma(b_, dt, full, d.t.K, env_.groupMmaChains);
       for (const auto& f : full)
         for (size_t q = 0; q < per; ++q) b_.CreateStore((*f.acc)[q], slots[size_t(f.acc - acc.data()) * per + q]);
       return;
     }
-    env_.target->groupMma(b_, dt, {tile}, d.t.K);
+    env_.target->groupMma(b_, dt, {tile}, d.t.K, env_.groupMmaChains);
     for (size_t q = 0; q < per; ++q) b_.CreateStore(mine[q], slots[size_t(r) * per + q]);
   });
 }

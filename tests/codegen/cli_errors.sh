@@ -106,6 +106,8 @@ expect_error "--emit=bogus" "emit" "" -- "${common[@]}" --emit=bogus
 expect_error "--l2-ahead past 64 tiles" "--l2-ahead needs a tile count from 0 to 64" "$tmp/l2.ptx" -- \
   "${common[@]}" --emit=ptx -o "$tmp/l2.ptx" --l2-ahead 65
 expect_error "--l2-ahead that is no number" "--l2-ahead needs a tile count" "" -- "${common[@]}" --emit=ptx --l2-ahead many
+expect_error "--mma-chains of 3" "--mma-chains must be 1, 2 or 4" "$tmp/chains.ptx" -- \
+  "${common[@]}" --emit=ptx -o "$tmp/chains.ptx" --mma-chains 3
 expect_error "--diagnostic-ablate with an unknown part" "weight-copies or weight-math" "" -- \
   "${common[@]}" --emit=ptx --diagnostic-ablate bogus
 expect_error "--diagnostic-ablate with --emit=schedule" "diagnostic-ablate goes with" "" -- \

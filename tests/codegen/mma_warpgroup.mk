@@ -4,10 +4,13 @@
 // staged copies are fenced for the async proxy before the barrier that publishes them. The two
 // 128 x 32 products are dealt as one: four 64 x 32 tiles, one a warpgroup, so one inline block an
 // iteration fences the accumulators, runs the tile's four k steps, commits and waits (LLVM unrolls
-// the two iterations; the first is checked). With `--mma=warp` the products stay on mma.sync;
+// the two iterations; the first is checked). With `--mma-chains 4` the four k steps go to four
+// independent sets of accumulators (the first onto the tile's, the others from zero: scale-d 0),
+// summed after the wait. With `--mma=warp` the products stay on mma.sync;
 // sm_80 has no wgmma (asking for it is an error).
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %FileCheck %s --check-prefix=WG
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --mma=warpgroup --stdlib %stdlib | %FileCheck %s --check-prefix=WG
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --mma-chains 4 --stdlib %stdlib | %FileCheck %s --check-prefix=CH
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --mma=warp --stdlib %stdlib | %FileCheck %s --check-prefix=WARP
 // RUN: ! %mkdsl build %s --emit=ptx --target sm_80 --mma=warpgroup --stdlib %stdlib 2>&1 >/dev/null | %FileCheck %s --check-prefix=SM80
 op to_bf16<T, K>(x: f32[T, K]) -> y: bf16[T, K]
@@ -54,9 +57,19 @@ step decode(token: i32) -> (y: f32[toks, outs]) {
 // WG-NEXT: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {{[{]%f[0-9]+(, %f[0-9]+)+[}]}}, mk_da, mk_db, 1, 1, 1, 0, 0;
 // WG-NEXT: add.s64 mk_da, %rd{{[0-9]+}}, 2;
 // WG-NEXT: add.s64 mk_db, %rd{{[0-9]+}}, 2;
-// WG-COUNT-3: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
+// WG-COUNT-3: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {{[{]%f[0-9]+(, %f[0-9]+)+[}]}}, mk_da, mk_db, 1, 1, 1, 0, 0;
 // WG-NEXT: wgmma.commit_group.sync.aligned;
 // WG-NEXT: wgmma.wait_group.sync.aligned 0;
+// CH: wgmma.fence.sync.aligned;
+// CH-NEXT: add.s64 mk_da, %rd{{[0-9]+}}, 0;
+// CH-NEXT: add.s64 mk_db, %rd{{[0-9]+}}, 0;
+// CH-NEXT: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {{[{]%f[0-9]+(, %f[0-9]+)+[}]}}, mk_da, mk_db, 1, 1, 1, 0, 0;
+// CH-COUNT-3: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {{[{]%f[0-9]+(, %f[0-9]+)+[}]}}, mk_da, mk_db, 0, 1, 1, 0, 0;
+// CH-NEXT: wgmma.commit_group.sync.aligned;
+// CH-NEXT: wgmma.wait_group.sync.aligned 0;
+// CH-NEXT: }
+// CH-NEXT: // end inline asm
+// CH-COUNT-48: add.rn.f32
 // WG-NOT: mma.sync
 // WARP: .extern .shared .align 128 .b8 mk_smem[];
 // WARP-NOT: wgmma

@@ -81,6 +81,8 @@ Options for build (and run):
   --mma=warp|warpgroup              the matrix instruction of tile products: per warp (mma.sync,
                                     MFMA) or, where a product's rows come in 64s, sm_90a's
                                     warpgroup wgmma (the default on sm_90a; per warp elsewhere)
+  --mma-chains N                    wgmma: deal a tile's k steps over N independent accumulator
+                                    sets (1, 2 or 4; default 1), summed after the products
 
 Options for build:
   -o FILE                           write the output to FILE instead of standard output (`-o -`:
@@ -106,7 +108,7 @@ Options for build:
   --trace                           a kernel that records when each task starts, is ready and
                                     ends (an extra `trace` parameter; see mkrt-run --trace)
 
-Options for run (and --gpu, --sms, --smem, --warp, --l2-ahead, --mma, --target as for build):
+Options for run (and --gpu, --sms, --smem, --warp, --l2-ahead, --mma, --mma-chains, --target as for build):
   --device cuda|cuda:N|cpu          compile to PTX in-process and run it on CUDA device 0 (or N),
                                     or run the schedule on the CPU interpreter of the megakernel IR
                                     (AMDGPU code objects run from a HIP host: runtime/README.md)
@@ -341,6 +343,10 @@ std::optional<std::string> parseArgs(const std::string& cmd, int argc, char** ar
       } else if ((cmd == "build" || cmd == "run") && is(arg, "--l2-ahead")) {
         if (!value(i, "--l2-ahead", v) || !number(v, n) || n > 64) return "--l2-ahead needs a tile count from 0 to 64";
         a.compile.l2Ahead = static_cast<int>(n);
+      } else if ((cmd == "build" || cmd == "run") && is(arg, "--mma-chains")) {
+        if (!value(i, "--mma-chains", v) || !number(v, n) || (n != 1 && n != 2 && n != 4))
+          return "--mma-chains must be 1, 2 or 4";
+        a.compile.mmaChains = static_cast<int>(n);
       } else if ((cmd == "build" || cmd == "run") && is(arg, "--mma")) {
         if (!value(i, "--mma", v) || (v != "warp" && v != "warpgroup")) return "--mma must be warp or warpgroup";
         a.compile.backend.warpgroupMma = v == "warpgroup";
