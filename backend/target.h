@@ -164,8 +164,8 @@ class Target {
   };
   // acc += a b^T over k 0 .. K for every tile, called by all the group's lanes alike; the products
   // (their shared-memory reads too) are done when it returns.
-  // `chains` (TargetDesc::groupMmaChains) bounds the independent accumulator sets the k steps are
-  // dealt over.
+  // The k steps are dealt over `chains` independent accumulator sets (a number dividing them), summed
+  // after the products.
   virtual void groupMma(Builder&, DType, const std::vector<GroupMmaTile>& /*tiles*/, int64_t /*K*/,
                         int /*chains*/) const {
     unavailable("the warpgroup matrix instruction");

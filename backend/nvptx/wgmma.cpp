@@ -26,10 +26,6 @@ using llvm::Value;
 
 namespace {
 constexpr int64_t kPanelElements = 64, kK = 16;
-// A warpgroup's products onto one set of accumulators run one after another, each taking the
-// last one's sums; independent sets (TargetDesc::groupMmaChains) let a narrow tile keep several in
-// flight, within this many accumulator registers a lane (the widest tile's, 64 x 128).
-constexpr int kChainAccumulators = 64;
 
 Value* descriptor(Builder& b, Value* sharedPtr) {
   Value* addr = b.CreatePtrToInt(sharedPtr, b.getInt64Ty());
@@ -40,16 +36,13 @@ Value* descriptor(Builder& b, Value* sharedPtr) {
 
 }  // namespace
 
-void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& tiles, int64_t K, int maxChains) {
+void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& tiles, int64_t K, int chains) {
   const std::string type = dt == DType::BF16 ? "bf16" : "f16";
   int accumulators = 0;
   std::vector<int> firstAcc;
   for (const auto& t : tiles) firstAcc.push_back(accumulators), accumulators += t.n / 2;
   // k step s goes to chain s % chains: chain 0 accumulates onto acc, the others start from zero
   // (scale-d 0 at their first step) and are added to it after the wait.
-  int chains = 1;
-  while (chains * 2 <= maxChains && chains * 2 * accumulators <= kChainAccumulators && (K / kK) % (chains * 2) == 0)
-    chains *= 2;
   // Operands: the outputs (chain 0's accumulators $0 .., then each further chain's), each tile's a
   // and b descriptors at k = 0, then chain 0's inputs, tied to their outputs.
   const int outputs = accumulators * chains;

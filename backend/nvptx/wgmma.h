@@ -6,7 +6,7 @@
 
 namespace mk::backend::nvptx {
 
-void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& tiles, int64_t K, int maxChains);
+void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& tiles, int64_t K, int chains);
 void fenceSharedForGroupMma(Builder& b);
 
 }  // namespace mk::backend::nvptx

@@ -75,8 +75,7 @@ void TileGen::placeLocals() {
   std::vector<int> order;
   for (size_t s = 0; s < fn_.locals.size(); ++s)
     if (!fn_.locals[s].shape.empty() && live_[s].first >= 0) order.push_back(int(s));
-  auto bytes = [&](int s) { return localBytes(s); };
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return bytes(x) > bytes(y); });
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return localBytes(x) > localBytes(y); });
   tileOffset_.assign(fn_.locals.size(), SmemLayout::kTiles);
   localsEnd_ = SmemLayout::kTiles;
   std::vector<int> placed;
@@ -84,15 +83,15 @@ void TileGen::placeLocals() {
     std::vector<std::pair<int64_t, int64_t>> taken;
     for (int p : placed)
       if (overlaps(live_[size_t(s)].first, live_[size_t(s)].last, live_[size_t(p)].first, live_[size_t(p)].last))
-        taken.emplace_back(tileOffset_[size_t(p)], tileOffset_[size_t(p)] + bytes(p));
+        taken.emplace_back(tileOffset_[size_t(p)], tileOffset_[size_t(p)] + localBytes(p));
     std::sort(taken.begin(), taken.end());
     int64_t at = SmemLayout::kTiles;
     for (auto [lo, hi] : taken) {
-      if (at + bytes(s) <= lo) break;
+      if (at + localBytes(s) <= lo) break;
       at = std::max(at, hi);
     }
     tileOffset_[size_t(s)] = at;
-    localsEnd_ = std::max(localsEnd_, at + bytes(s));
+    localsEnd_ = std::max(localsEnd_, at + localBytes(s));
     placed.push_back(s);
   }
 }

@@ -261,7 +261,8 @@ void TileGen::accumulateGroupMma(const std::vector<MmaAccumulation>& products) {
       tiles.push_back({b_.CreateGEP(b_.getInt8Ty(), ops.a, b_.CreateMul(m0, ci(128))), t.M * 128,
                        b_.CreateGEP(b_.getInt8Ty(), ops.b, b_.CreateMul(n0, ci(128))), t.N * 128, t.groupN, &acc[i]});
     }
-    env_.target->groupMma(b_, products.front().ops.dtype, tiles, products.front().t.K, env_.groupMmaChains);
+    env_.target->groupMma(b_, products.front().ops.dtype, tiles, products.front().t.K,
+                          groupMmaChains(tiles, products.front().t));
     for (size_t i = 0; i < set.size(); ++i) {
       const MmaTiling& t = set[i].p->t;
       const size_t count = size_t(t.nb * t.perBlock), first = size_t(set[i].j) * count;
@@ -281,6 +282,20 @@ void TileGen::accumulateGroupMma(const std::vector<MmaAccumulation>& products) {
       if (int64_t(j + 1) * groups <= p.t.tiles) run({{&p, j}});
       else when(b_.CreateICmpULT(b_.CreateAdd(group, ci(int64_t(j) * groups)), ci(p.t.tiles)), [&] { run({{&p, j}}); });
     }
+}
+
+// The independent accumulator sets a Target::groupMma over `tiles` deals t's k steps over: a power
+// of two up to the target's TaskEnv::groupMmaChains that divides them, all the sets within
+// kMaxLaneAccumulators a lane. A warpgroup's products onto one set run one after another, each
+// taking the last one's sums, so a narrow tile may leave the tensor cores waiting on that chain.
+int TileGen::groupMmaChains(const std::vector<Target::GroupMmaTile>& tiles, const MmaTiling& t) const {
+  int accumulators = 0;
+  for (const auto& tile : tiles) accumulators += tile.n / 2;
+  const int64_t steps = t.K / t.shape.k;
+  int chains = 1;
+  while (chains * 2 <= env_.groupMmaChains && chains * 2 * accumulators <= kMaxLaneAccumulators && steps % (chains * 2) == 0)
+    chains *= 2;
+  return chains;
 }
 
 // Tiles of 64 x groupN for `products` products of t's shape dealt together: a width that divides N,
@@ -367,12 +382,12 @@ void TileGen::accumulateDealtMma(const GroupDeal& d, const std::vector<llvm::All
     if (everyGroup) {
       full.push_back(tile);
       if (r + 1 < d.rounds && int64_t(r + 2) * groups <= d.total) return;  // more full rounds to come
-      env_.target->groupMma(b_, dt, full, d.t.K, env_.groupMmaChains);
+      env_.target->groupMma(b_, dt, full, d.t.K, groupMmaChains(full, d.t));
       for (const auto& f : full)
         for (size_t q = 0; q < per; ++q) b_.CreateStore((*f.acc)[q], slots[size_t(f.acc - acc.data()) * per + q]);
       return;
     }
-    env_.target->groupMma(b_, dt, {tile}, d.t.K, env_.groupMmaChains);
+    env_.target->groupMma(b_, dt, {tile}, d.t.K, groupMmaChains({tile}, d.t));
     for (size_t q = 0; q < per; ++q) b_.CreateStore(mine[q], slots[size_t(r) * per + q]);
   });
 }

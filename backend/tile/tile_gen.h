@@ -219,6 +219,7 @@ class TileGen {
     int64_t total = 0;
   };
   void tileForGroups(MmaTiling& t, int products);
+  int groupMmaChains(const std::vector<Target::GroupMmaTile>& tiles, const MmaTiling& t) const;
   GroupDeal dealGroupTiles(const MmaTiling& t, int products);
   void forEachDealtTile(const GroupDeal& d, const std::function<void(int r, V product, V m0, V n0)>& body);
   void forEachDealtAccumulator(const GroupDeal& d, const std::vector<V>& locals,
