@@ -2,9 +2,9 @@
 // function. Standard library only, so that the runtime (safetensors headers, the metadata
 // sidecar), the compiler's outputs and the LSP share it.
 //
-// Strict: no trailing commas, no comments, no duplicate keys, no lone surrogates, nesting at most
-// 64 deep, nothing after the value. Numbers keep their literal text; callers convert and
-// range-check them (jsonInt64 / jsonUint64 accept integer literals only).
+// Strict: no trailing commas, no comments, no duplicate keys, no lone surrogates, no invalid UTF-8,
+// nesting at most 64 deep, nothing after the value. Numbers keep their literal text; callers
+// convert and range-check them (jsonInt64 / jsonUint64 accept integer literals only).
 #pragma once
 
 #include <algorithm>
@@ -223,6 +223,16 @@ class Parser {
       const unsigned char c = s_[p_++];
       if (c == '"') return out;
       if (c < 0x20) error("control character in string");
+      if (c >= 0x80) {  // JSON text is UTF-8 (RFC 8259 8.1): a string holds only what it can echo
+        const size_t n = utf8Length(s_, p_ - 1);
+        if (n == 0) {
+          --p_;
+          error("invalid UTF-8 in string");
+        }
+        out.append(s_.substr(p_ - 1, n));
+        p_ += n - 1;
+        continue;
+      }
       if (c != '\\') {
         out += char(c);
         continue;

@@ -120,10 +120,11 @@ config llama_3_8b : llama_3_2_1b {
     ffn_chunk = 128;
     prefill_ffn_cols = 112;
     prefill_qkv_cols = 32;
-    /// Prefill tasks of 64 rows and attention blocks of 32 x 64, chosen when the 1B's 128 rows
-    /// (q/k/v's RoPE epilogue over 32 pairs) did not fit in shared memory; they do now that tile
-    /// locals share it (`--set prefill_rows=128` builds unspilled), but neither is timed.
-    prefill_rows = 64;
+    /// Prefill tasks of the 1B's 128 rows: with 64 (chosen when q/k/v's RoPE epilogue over 32
+    /// pairs did not fit in shared memory) the ring fits beside the tiles, and its loader warp
+    /// leaves the prefill 96 registers a thread, where gate/up, down and attention spill on sm_90a.
+    /// Attention blocks of 32 x 64 (64 x 128 needs 243 KB at this head size). Neither is timed.
+    prefill_rows = 128;
     prefill_queries = 32;
     prefill_keys = 64;
 }

@@ -227,6 +227,17 @@ TEST_CASE("lsp server: diagnostics wait for idle() with deferDiagnostics, and an
   CHECK(s.analysesRun() == 1);
 }
 
+TEST_CASE("lsp server: a message that is not UTF-8 is not JSON, so its id is never echoed altered") {
+  Server s(ServerOptions{});
+  // The id could not be sent back as it came: JSON output is UTF-8.
+  std::vector<std::string> out = s.handle("{\"jsonrpc\":\"2.0\",\"id\":\"a\xff\",\"method\":\"shutdown\"}");
+  REQUIRE(out.size() == 1);
+  CHECK(out[0] == R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"invalid JSON at byte 24: invalid UTF-8 in string"}})");
+  out = s.handle("{\"jsonrpc\":\"2.0\",\"id\":\"\xc3\xa9\",\"method\":\"shutdown\"}");
+  REQUIRE(out.size() == 1);
+  CHECK(parse(out[0]).get("id")->text == "\xc3\xa9");
+}
+
 TEST_CASE("lsp server: every position of the test inputs, every request: an answer, never an internal error") {
   ServerOptions options;
   options.stdlibDir = MK_STDLIB_DIR;

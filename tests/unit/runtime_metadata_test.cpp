@@ -90,7 +90,8 @@ TEST_CASE("runtime json: strict values and integer conversions") {
   CHECK(jsonUint64(parseJson("18446744073709551615")) == UINT64_MAX);
   CHECK(!jsonUint64(parseJson("18446744073709551616")));
   for (const char* bad : {"", "{", "[1,]", "{\"a\":1,}", "{\"a\":1 \"b\":2}", "01", "1.", "-", "tru", "\"\\x\"", "[1] 2",
-                          "{\"a\":1,\"a\":2}", "\"\\ud800\""}) {
+                          "{\"a\":1,\"a\":2}", "\"\\ud800\"",
+                          "\"\xff\"", "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "\"\xc3\""}) {
     bool threw = false;
     try {
       parseJson(bad);
@@ -104,6 +105,14 @@ TEST_CASE("runtime json: strict values and integer conversions") {
   } catch (const JsonError& e) {
     CHECK(e.offset() == 6);
   }
+  CHECK(parseJson("\"\xc3\xa9\xf0\x9f\x98\x80\"").text == "\xc3\xa9\xf0\x9f\x98\x80");  // valid UTF-8 kept
+  size_t badByte = 0;
+  try {
+    parseJson("{\"id\": \"a\xff\"}");
+  } catch (const JsonError& e) {
+    badByte = e.offset();
+  }
+  CHECK(badByte == 9);
   CHECK(jsonQuote("a\"b\\\n\x01") == "\"a\\\"b\\\\\\n\\u0001\"");
   CHECK(jsonQuote("\xff\xc3\xa9") == "\"\\ufffd\xc3\xa9\"");  // invalid UTF-8 replaced, valid kept
 }
