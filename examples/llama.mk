@@ -123,10 +123,11 @@ config llama_3_8b : llama_3_2_1b {
     /// Prefill tasks of the 1B's 128 rows: with 64 (chosen when q/k/v's RoPE epilogue over 32
     /// pairs did not fit in shared memory) the ring fits beside the tiles, and its loader warp
     /// leaves the prefill 96 registers a thread, where gate/up, down and attention spill on sm_90a.
-    /// Attention blocks of 32 x 64 (64 x 128 needs 243 KB at this head size). Neither is timed.
+    /// Attention blocks of 32 x 128 (64 x 128 needs 243 KB at this head size; 32 x 64 spills on
+    /// mma.sync, sm_80 and sm_90). Neither is timed (bench/NOTES.md 26).
     prefill_rows = 128;
     prefill_queries = 32;
-    prefill_keys = 64;
+    prefill_keys = 128;
 }
 
 /// Tiny Llama for tests (same structure, random weights).

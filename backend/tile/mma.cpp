@@ -222,8 +222,13 @@ void TileGen::accumulateMma(const std::vector<MmaAccumulation>& products) {
   if (products.front().t.group) return accumulateGroupMma(products);
   V lane = b_.CreateURem(env_.tid, ci(env_.target->warpSize()));
   const MmaTiling& t0 = products.front().t;
-  // Two k steps unrolled: a fully unrolled chunk loads every step's fragments up front, and a
-  // 128 x 128 tile then spills on sm_90a (96 registers a thread with the loader warp).
+  // Two k steps a pass where the products hold fewer than 32 accumulators a lane, else one: each
+  // step's fragments are loaded up front, so a fully unrolled chunk spilled a 128 x 128 tile on
+  // sm_90a (96 registers with the loader warp), and two steps spilled the 8B's prefill in sm_80's
+  // 128 (its gate/up tasks of 128 x 112 hold 64).
+  size_t accumulators = 0;
+  for (const MmaAccumulation& p : products) accumulators += p.slots.size();
+  const int unroll = accumulators < size_t(kMaxTileAccumulators) ? 2 : 1;
   loop(ci(0), ci(t0.K), ci(t0.shape.k), [&](V k0) {
     for (const MmaAccumulation& p : products)
       forEachMmaTile(p.t, [&](int j, V m0, V n0) {
@@ -233,7 +238,7 @@ void TileGen::accumulateMma(const std::vector<MmaAccumulation>& products) {
         env_.target->mmaStep(b_, p.ops, lane, m0, n0, k0, p.t.mb, p.t.nb, acc);
         for (size_t q = 0; q < count; ++q) b_.CreateStore(acc[q], p.slots[first + q]);
       });
-  }, /*unroll=*/2);
+  }, unroll);
 }
 
 // The same on the warpgroup instruction: one Target::groupMma for all of K and every product's

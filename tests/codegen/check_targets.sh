@@ -15,10 +15,7 @@
 #   - no `llvm.` symbol is left in the PTX (an intrinsic the NVPTX backend did not lower is
 #     emitted as a call to an undefined `llvm.*` function that ptxas rejects or, worse, links);
 #   - ptxas -arch=T -v accepts it; for the examples (the Llama models, every config) ptxas
-#     reports 0 bytes of spill stores and spill loads for every entry, except the Llama-3-8B's
-#     prefill entries on the mma.sync targets (sm_90, sm_80), whose spills are printed, not
-#     gated: its prefill tiles are the H200's wgmma tuning (128 x 112 gate/up tasks hold 56 f32
-#     accumulators a lane), and mma.sync's fragments do not fit beside them in 128 registers.
+#     reports 0 bytes of spill stores and spill loads for every entry.
 # ptxas is --ptxas PATH (`none`: behave as if there were none), else $MKDSL_PTXAS, else `ptxas`
 # on PATH, else /usr/local/cuda/bin/ptxas. Without it the ptxas
 # checks are skipped with a message, the others still run, and the exit status is 77 (ctest
@@ -152,10 +149,7 @@ for prog in "${programs[@]}"; do
           fail "$what: ptxas -v printed no spill line" "$(cat "$tmp/ptxas.log")"
           continue
         fi
-        # Gated: every entry but the 8B's prefill entries off sm_90a (above).
-        exempt=0
-        [[ $config == llama_3_8b && $t != sm_90a ]] && exempt=1
-        spilling=$(awk -F: -v exempt="$exempt" '($3 != "0" || $4 != "0") && (!exempt || $1 == "mk_step") { print $1 " (stores loads: " $3 " " $4 ")" }' "$tmp/entries.txt")
+        spilling=$(awk -F: '$3 != "0" || $4 != "0" { print $1 " (stores loads: " $3 " " $4 ")" }' "$tmp/entries.txt")
         if [[ -n $spilling ]]; then
           fail "$what: ptxas reports spills, expected none: $spilling" "$(cat "$tmp/ptxas.log")"
           continue
