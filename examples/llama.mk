@@ -82,9 +82,9 @@ config llama_3_2_1b {
     /// q/k/v tasks were slower); 5.37 ms on wgmma, where 128-column gate/up tasks, 32-pair q/k/v
     /// tasks and 128 x 64 or 64 x 64 attention blocks were not faster
     /// (bench/results/2026-12-05-wgmma-check). The tiles need up to 227 KB of shared memory:
-    /// an A100 (163 KB a block) takes `--set prefill_keys=64` for the 1B, `--set
-    /// prefill_rows=64` for the 8B; an AMDGPU build (64 KiB of LDS per workgroup) smaller ones,
-    /// e.g. `--set chunk=128 --set prefill_rows=32 --set prefill_k_chunk=32 --set
+    /// an A100 (163 KB a block) takes `--set prefill_rows=64 --set prefill_keys=64`
+    /// (tests/codegen/check_targets.sh); an AMDGPU build (64 KiB of LDS per workgroup) smaller
+    /// ones, e.g. `--set chunk=128 --set prefill_rows=32 --set prefill_k_chunk=32 --set
     /// prefill_cols=16 --set prefill_queries=16 --set prefill_keys=64`
     /// (tests/codegen/check_amdgpu.sh).
     /// Rows per task of the prefill projections; divides chunk.

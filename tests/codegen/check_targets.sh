@@ -16,6 +16,9 @@
 #     emitted as a call to an undefined `llvm.*` function that ptxas rejects or, worse, links);
 #   - ptxas -arch=T -v accepts it; for the examples (the Llama models, every config) ptxas
 #     reports 0 bytes of spill stores and spill loads for every entry.
+# The Llama-3.2-1B and -8B configs are also built for an A100 (--gpu a100 --target sm_80, 163 KB
+# of shared memory a block) with the smaller prefill tiles of $A100_PREFILL (examples/llama.mk):
+# their defaults are the H200's.
 # ptxas is --ptxas PATH (`none`: behave as if there were none), else $MKDSL_PTXAS, else `ptxas`
 # on PATH, else /usr/local/cuda/bin/ptxas. Without it the ptxas
 # checks are skipped with a message, the others still run, and the exit status is 77 (ctest
@@ -30,6 +33,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 mkdsl="" stdlib="$root/stdlib" targets="sm_90a sm_90 sm_80" big_ptxas=1 slow_ptxas_s=60 ptxas_opt=""
+A100_PREFILL="--set prefill_rows=64 --set prefill_keys=64"
 programs=()
 while (($#)); do
   case $1 in
@@ -85,13 +89,18 @@ for prog in "${programs[@]}"; do
   [[ $config == llama_3_2_1b || $config == llama_3_8b ]] && big=1
   ptxas_here=1
   ((big && !big_ptxas)) && ptxas_here=0
-  for t in $targets; do
-    what="$label --target $t"
+  builds=$targets  # TARGET or TARGET@GPU
+  ((big)) && [[ " $targets " == *" sm_80 "* ]] && builds+=" sm_80@a100"
+  for build in $builds; do
+    t=${build%@*} gpu=""
+    [[ $build == *@* ]] && gpu=${build#*@}
+    what="$label --target $t${gpu:+ --gpu $gpu $A100_PREFILL}"
     out=$tmp/k.ptx
     meta=$tmp/k.meta.json
     rm -f "$out" "$meta"
     args=(build --stdlib "$stdlib" "$file" --emit=ptx --target "$t" -o "$out" --metadata "$meta")
     [[ -n $config ]] && args+=(--config "$config")
+    [[ -n $gpu ]] && args+=(--gpu "$gpu" $A100_PREFILL)
     start=$(date +%s.%N)
     "$mkdsl" "${args[@]}" >"$tmp/mk.log" 2>&1
     rc=$?
