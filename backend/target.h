@@ -155,9 +155,12 @@ class Target {
   struct GroupMmaTile {
     llvm::Value* a = nullptr;  // ptr addrspace(3): the tile's first a row in panel 0
     int64_t aPanelBytes = 0;
-    llvm::Value* b = nullptr;  // ptr addrspace(3): its first b row in panel 0
+    llvm::Value* b = nullptr;  // ptr addrspace(3): its first b row in panel 0 (N-major: its first column)
     int64_t bPanelBytes = 0;
-    int n = 0;  // b rows: a multiple of 8, at most 256
+    // b N-major (mma's b[k, n] as it lies: rows of k, n contiguous, in panels of 64 columns
+    // bPanelBytes apart) rather than K-major.
+    bool bNMajor = false;
+    int n = 0;  // b rows (N-major: columns): a multiple of 8, at most 256
     // n / 2 f32 a lane: warp w of the group holds rows 16 w .. 16 w + 15 and, for each 8 columns
     // in turn, the four of mmaAccumulatorAt.
     std::vector<llvm::Value*>* acc = nullptr;

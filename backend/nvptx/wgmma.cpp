@@ -5,11 +5,13 @@
 //
 // Both operands are read from shared memory through 64-bit matrix descriptors: the start address,
 // the leading- and stride-dimension byte offsets (each >> 4, 14 bits) and the swizzle mode in
-// bits 62-63 (1: 128 bytes). The operands are K-major with the 128-byte swizzle
-// (Target::GroupMmaTile): one instruction's 16 k elements lie inside a 128-byte panel row, so the
-// leading offset is unused, and the stride offset is one 8-row group, 1024 bytes. A k step inside
-// a panel advances the start address by 32 bytes; the hardware applies the swizzle to the address
-// bits, which is why a panel starts 1024-byte aligned.
+// bits 62-63 (1: 128 bytes). The operands are in panels of 128-byte rows with the 128-byte swizzle
+// (Target::GroupMmaTile); the stride offset is one 8-row group, 1024 bytes. K-major, one
+// instruction's 16 k elements lie inside a panel row, so the leading offset is unused, and a k
+// step inside a panel advances the start address by 32 bytes. N-major (b only, the instruction's
+// transpose flag), a panel row holds 64 columns of one k: a k step is 16 rows, 2048 bytes, and
+// the leading offset goes from one panel of 64 columns to the next. The hardware applies the
+// swizzle to the address bits, which is why a panel starts 1024-byte aligned.
 //
 // One inline PTX block holds a tile set's whole K: wgmma.fence (the accumulators were last written
 // by ordinary instructions), every product, commit, and wait for all of them, so no accumulator
@@ -27,11 +29,13 @@ using llvm::Value;
 namespace {
 constexpr int64_t kPanelElements = 64, kK = 16;
 
-Value* descriptor(Builder& b, Value* sharedPtr) {
+// `leadingBytes`: 0 where the leading offset is unused (K-major).
+Value* descriptor(Builder& b, Value* sharedPtr, int64_t leadingBytes = 0) {
   Value* addr = b.CreatePtrToInt(sharedPtr, b.getInt64Ty());
   addr = b.CreateLShr(b.CreateAnd(addr, b.getInt64(0x3FFFF)), 4);
-  constexpr uint64_t kLeading = 1, kStride = 1024 >> 4, kSwizzle128 = 1;
-  return b.CreateOr(addr, b.getInt64((kLeading << 16) | (kStride << 32) | (kSwizzle128 << 62)));
+  const uint64_t leading = leadingBytes ? uint64_t(leadingBytes) >> 4 : 1;
+  constexpr uint64_t kStride = 1024 >> 4, kSwizzle128 = 1;
+  return b.CreateOr(addr, b.getInt64((leading << 16) | (kStride << 32) | (kSwizzle128 << 62)));
 }
 
 }  // namespace
@@ -47,7 +51,8 @@ void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& til
   // and b descriptors at k = 0, then chain 0's inputs, tied to their outputs.
   const int outputs = accumulators * chains;
   std::vector<Value*> args;
-  for (const auto& t : tiles) args.push_back(descriptor(b, t.a)), args.push_back(descriptor(b, t.b));
+  for (const auto& t : tiles)
+    args.push_back(descriptor(b, t.a)), args.push_back(descriptor(b, t.b, t.bNMajor ? t.bPanelBytes : 0));
   std::string text = "{\n.reg .b64 mk_da, mk_db;\nwgmma.fence.sync.aligned;\n";
   for (int64_t k0 = 0, step = 0; k0 < K; k0 += kK, ++step)
     for (size_t i = 0; i < tiles.size(); ++i) {
@@ -58,12 +63,12 @@ void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& til
       // Byte offsets >> 4 add to the descriptor's address field (shared addresses stay below 2^18).
       text += "add.s64 mk_da, $" + std::to_string(outputs + 2 * int(i)) + ", " +
               std::to_string((panel * t.aPanelBytes + within) >> 4) + ";\n";
-      text += "add.s64 mk_db, $" + std::to_string(outputs + 2 * int(i) + 1) + ", " +
-              std::to_string((panel * t.bPanelBytes + within) >> 4) + ";\n";
+      const int64_t bAt = t.bNMajor ? k0 * 128 : panel * t.bPanelBytes + within;
+      text += "add.s64 mk_db, $" + std::to_string(outputs + 2 * int(i) + 1) + ", " + std::to_string(bAt >> 4) + ";\n";
       text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(t.n) + "k16.f32." + type + "." + type + " {";
       for (int q = 0; q < t.n / 2; ++q)
         text += (q ? ", $" : "$") + std::to_string(chain * accumulators + firstAcc[i] + q);
-      text += std::string("}, mk_da, mk_db, ") + (fresh ? "0" : "1") + ", 1, 1, 0, 0;\n";
+      text += std::string("}, mk_da, mk_db, ") + (fresh ? "0" : "1") + ", 1, 1, 0, " + (t.bNMajor ? "1" : "0") + ";\n";
     }
   text += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n}";
   std::string constraints;

@@ -4,7 +4,8 @@
 //   16-bit dtype, k contiguous, and the accumulators of each output tile stay in registers over
 //   all of K. Per warp (wave) on Target::mmaStep (mma.sync m16n8k16 on NVPTX, MFMA 16x16x16 on
 //   AMDGPU), from rows padded against bank conflicts; per warpgroup on Target::groupMma (wgmma
-//   on sm_90a) where M and K are multiples of 64, from 128-byte-swizzled panels;
+//   on sm_90a) where M and K are multiples of 64, from 128-byte-swizzled panels (mma's b N-major,
+//   as it lies, where N is a multiple of a panel);
 // - otherwise on CUDA cores / VALU, every target alike (f32 operands, any shape).
 // Both are in today's value model: the result is an f32 shared-memory tile.
 #include <llvm/IR/Intrinsics.h>
@@ -34,6 +35,7 @@ std::optional<TileGen::MmaTiling> TileGen::mmaTiling(const Expr& e) {
   t.perBlock = tg.mmaAccumulators();
   if (env_.warpgroupMma && T() % kGroupThreads == 0 && t.M % 64 == 0 && t.K % 64 == 0 && t.N % 8 == 0) {
     t.group = true;
+    t.bNMajor = !nt && t.N % 64 == 0;
     t.mb = 1;
     tileForGroups(t, 1);
     return t;
@@ -77,23 +79,48 @@ V TileGen::stagedElement(const MmaTiling& t, V operand, int64_t rows, V row, V k
 // Staged operands: a's M rows from `base`, then b's N rows.
 V TileGen::stagedB(const MmaTiling& t, V base) { return b_.CreateGEP(b_.getInt16Ty(), base, ci(t.stagedRowsBytes(t.M) / 2)); }
 
+// K-major, the tile's n0 rows into each panel of 64 k, panels N rows apart; N-major, column n0 of
+// the K rows of panel n0 / 64, panels K rows apart (n0 a multiple of 8, so a tile starts at a
+// 16-byte chunk of a row, which the hardware swizzles as it does the chunks after it).
+void TileGen::groupB(const MmaTiling& t, V b, V n0, Target::GroupMmaTile& tile) {
+  tile.bNMajor = t.bNMajor;
+  if (!t.bNMajor) {
+    tile.b = b_.CreateGEP(b_.getInt8Ty(), b, b_.CreateMul(n0, ci(128)));
+    tile.bPanelBytes = t.N * 128;
+    return;
+  }
+  V at = b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(n0, ci(64)), ci(t.K * 128)), b_.CreateMul(b_.CreateURem(n0, ci(64)), ci(2)));
+  tile.b = b_.CreateGEP(b_.getInt8Ty(), b, at);
+  tile.bPanelBytes = t.K * 128;
+}
+
 // An operand that is a load of the staged dtype with contiguous, 16-byte aligned rows, and where
 // they are: a streamed one in its ring slot (row-major there, loader.cpp), another in global
 // memory where the layout has a contiguous last dimension. The region's starts are evaluated
 // where this is called.
-std::optional<TileGen::MmaRows> TileGen::mmaRows(const Expr& x, DType dt, int64_t K) {
+std::optional<TileGen::MmaRows> TileGen::mmaRows(const Expr& x, DType dt, int64_t rowElements) {
+  const int64_t K = rowElements;
   if (x.kind != ExprKind::Load || tensorOf(x.index).dtype != dt || K % 8 != 0) return std::nullopt;
   if (auto it = ring_.find(&x); it != ring_.end()) return MmaRows{it->second, K, false};
   if (v_.streamed.count(&x)) return std::nullopt;
   const ir::Tensor& src = tensorOf(x.index);
-  if (x.region.size() != 2 || x.region[0].length <= 0 || x.region[1].length != K || !x.region[0].start ||
-      !x.region[1].start || statics_.multipleOf(*x.region[1].start) % 8 != 0)
+  // Rows and columns are the region's last two dimensions; where the kernel has the warpgroup
+  // instruction (sm_90a), any before them may be single indices (a cache's head). Elsewhere such an
+  // operand stays element by element: copied, it left the 8B's prefill (attention blocks of
+  // 32 x 128 on mma.sync) over its registers on sm_90 and sm_80.
+  const size_t dims = x.region.size();
+  if (dims < 2 || (dims > 2 && !env_.warpgroupMma)) return std::nullopt;
+  for (size_t d = 0; d + 2 < dims; ++d)
+    if (x.region[d].length != 0 || !x.region[d].start) return std::nullopt;
+  const ir::RegionDim &rowDim = x.region[dims - 2], &colDim = x.region[dims - 1];
+  if (rowDim.length <= 0 || colDim.length != K || !rowDim.start || !colDim.start ||
+      statics_.multipleOf(*colDim.start) % 8 != 0)
     return std::nullopt;
   int64_t pitch = 0, groupRows = 0, groupPitch = 0;
   const std::vector<int64_t> st = affineStrides(src);
-  if (st.size() == 2 && st[1] == 1) {
-    pitch = st[0];
-  } else if (src.layout.kind == ir::Layout::Tiled && src.layout.args.size() == 2 && src.shape.size() == 2) {
+  if (st.size() == dims && st[dims - 1] == 1) {
+    pitch = st[dims - 2];
+  } else if (dims == 2 && src.layout.kind == ir::Layout::Tiled && src.layout.args.size() == 2 && src.shape.size() == 2) {
     // Inside one R x C tile the rows are C apart, and row r + R is R * (the tensor's columns)
     // after row r (abi::physicalOffset): K columns from a multiple of K (K dividing C) of rows from
     // a multiple of R are rows of a pitch, in groups of R when there are more than R of them.
@@ -109,10 +136,11 @@ std::optional<TileGen::MmaRows> TileGen::mmaRows(const Expr& x, DType dt, int64_
                  groupPitch};
 }
 
-// rows x K elements from `src` to the staged operand at `dst`, 16 bytes a thread and round: loads
-// and stores, or with `async` the target's asynchronous copies (global sources only).
-void TileGen::copyMmaRows(const MmaRows& src, V dst, int64_t rows, const MmaTiling& t, bool async) {
-  const int64_t K = t.K, per = K / 8;
+// rows x rowElements from `src` to the staged operand at `dst` (rows of k elements, or of n for an
+// N-major b), 16 bytes a thread and round: loads and stores, or with `async` the target's
+// asynchronous copies (global sources only).
+void TileGen::copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t rowElements, const MmaTiling& t, bool async) {
+  const int64_t per = rowElements / 8;
   auto* v4 = llvm::FixedVectorType::get(i32(), 4);
   auto wide = [&](V x) { return b_.CreateZExt(x, b_.getInt64Ty()); };
   auto rowOf = [&](V i) { return b_.CreateUDiv(i, ci(per)); };
@@ -142,18 +170,26 @@ void TileGen::copyMmaRows(const MmaRows& src, V dst, int64_t rows, const MmaTili
 void TileGen::stageMmaA(const Expr& a, const MmaTiling& t, V sa) {
   const DType dt = a.dtype;
   const int64_t K = t.K;
-  if (auto rows = mmaRows(a, dt, K)) return copyMmaRows(*rows, sa, t.M, t, false);
+  if (auto rows = mmaRows(a, dt, K)) return copyMmaRows(*rows, sa, t.M, K, t, false);
   forEachElement(t.M * K, [&](V i) { return elem(a, i); }, [&](V i, V x) {
     storeStorage(dt, stagedElement(t, sa, t.M, b_.CreateUDiv(i, ci(K)), b_.CreateURem(i, ci(K))), x);
   });
 }
 
-// b's N rows at 16 bits from `sb`, k contiguous: b[n, k], so mma's b[k, n] is written transposed.
+// b's N rows at 16 bits from `sb`, k contiguous: b[n, k], so mma's b[k, n] is written transposed;
+// or, N-major, mma's b as it lies: K rows of n.
 void TileGen::stageMmaB(const Expr& b, const MmaTiling& t, V sb) {
   const DType dt = b.dtype;
   const int64_t K = t.K;
+  if (t.bNMajor) {
+    if (std::optional<MmaRows> rows = mmaRows(b, dt, t.N)) return copyMmaRows(*rows, sb, K, t.N, t, false);
+    forEachElement(t.N * K, [&](V i) { return elem(b, i); }, [&](V i, V x) {
+      storeStorage(dt, stagedElement(t, sb, K, b_.CreateUDiv(i, ci(t.N)), b_.CreateURem(i, ci(t.N))), x);
+    });
+    return;
+  }
   if (std::optional<MmaRows> rows = t.nt ? mmaRows(b, dt, K) : std::nullopt)
-    return copyMmaRows(*rows, sb, t.N, t, false);
+    return copyMmaRows(*rows, sb, t.N, K, t, false);
   const int64_t bCols = t.nt ? K : t.N;
   forEachElement(t.N * K, [&](V i) { return elem(b, i); }, [&](V i, V x) {
     V r = b_.CreateUDiv(i, ci(bCols)), c = b_.CreateURem(i, ci(bCols));
@@ -263,8 +299,11 @@ void TileGen::accumulateGroupMma(const std::vector<MmaAccumulation>& products) {
       V n0 = b_.CreateMul(b_.CreateURem(s, ci(t.tilesAcross)), ci(t.groupN));
       const auto& ops = set[i].p->ops;
       // A panel row is 128 bytes.
-      tiles.push_back({b_.CreateGEP(b_.getInt8Ty(), ops.a, b_.CreateMul(m0, ci(128))), t.M * 128,
-                       b_.CreateGEP(b_.getInt8Ty(), ops.b, b_.CreateMul(n0, ci(128))), t.N * 128, t.groupN, &acc[i]});
+      Target::GroupMmaTile tile{b_.CreateGEP(b_.getInt8Ty(), ops.a, b_.CreateMul(m0, ci(128))), t.M * 128};
+      groupB(t, ops.b, n0, tile);
+      tile.n = t.groupN;
+      tile.acc = &acc[i];
+      tiles.push_back(tile);
     }
     env_.target->groupMma(b_, products.front().ops.dtype, tiles, products.front().t.K,
                           groupMmaChains(tiles, products.front().t));
@@ -380,9 +419,10 @@ void TileGen::accumulateDealtMma(const GroupDeal& d, const std::vector<llvm::All
     std::vector<V>& mine = acc[size_t(r)];
     for (size_t q = 0; q < per; ++q) mine.push_back(b_.CreateLoad(f32(), slots[size_t(r) * per + q]));
     // A panel row is 128 bytes.
-    V bAt = b_.CreateAdd(b_.CreateMul(product, ci(bStride)), b_.CreateMul(n0, ci(128)));
-    Target::GroupMmaTile tile{b_.CreateGEP(b_.getInt8Ty(), a, b_.CreateMul(m0, ci(128))), d.t.M * 128,
-                              b_.CreateGEP(b_.getInt8Ty(), b0, bAt), d.t.N * 128, d.t.groupN, &mine};
+    Target::GroupMmaTile tile{b_.CreateGEP(b_.getInt8Ty(), a, b_.CreateMul(m0, ci(128))), d.t.M * 128};
+    groupB(d.t, b_.CreateGEP(b_.getInt8Ty(), b0, b_.CreateMul(product, ci(bStride))), n0, tile);
+    tile.n = d.t.groupN;
+    tile.acc = &mine;
     const bool everyGroup = int64_t(r + 1) * groups <= d.total;
     if (everyGroup) {
       full.push_back(tile);
@@ -543,10 +583,10 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
   auto copyAhead = [&](V value, V restore, V turn) {
     atLoopValue(loopStmt, value, restore, [&] {
       V base = buffer(turn);
-      if (asyncA) copyMmaRows(*mmaRows(a, a.dtype, t0.K), base, t0.M, t0, true);
+      if (asyncA) copyMmaRows(*mmaRows(a, a.dtype, t0.K), base, t0.M, t0.K, t0, true);
       for (const Product& p : products)
         if (p.asyncB)
-          copyMmaRows(*mmaRows(operand(*p.stmt->value, 1), a.dtype, t0.K), bOf(p, base), p.acc.t.N, t0, true);
+          copyMmaRows(*mmaRows(operand(*p.stmt->value, 1), a.dtype, t0.K), bOf(p, base), p.acc.t.N, t0.K, t0, true);
     });
   };
   if (overAccumulators) barrier();

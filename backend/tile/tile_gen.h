@@ -171,6 +171,9 @@ class TileGen {
   struct MmaTiling {
     bool nt = false;
     bool group = false;  // wgmma (Target::groupMma); the operands staged swizzled
+    // mma's b[k, n] staged as it lies (rows of k, in panels of 64 columns) rather than transposed:
+    // on wgmma where N is a multiple of a panel.
+    bool bNMajor = false;
     int64_t M = 0, N = 0, K = 0;
     int64_t ld = 0;  // elements per staged row, without group
     ir::MmaShape shape{};
@@ -195,10 +198,12 @@ class TileGen {
     // (a region over several tiles of a tiled layout).
     int64_t groupRows = 0, groupPitch = 0;
   };
-  std::optional<MmaRows> mmaRows(const Expr& x, DType dt, int64_t K);
+  std::optional<MmaRows> mmaRows(const Expr& x, DType dt, int64_t rowElements);
   // Element (row, k) of a staged operand of `rows` rows at `operand` (ptr addrspace(3) to i16).
   V stagedElement(const MmaTiling& t, V operand, int64_t rows, V row, V k);
-  void copyMmaRows(const MmaRows& src, V dst, int64_t rows, const MmaTiling& t, bool async);
+  void copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t rowElements, const MmaTiling& t, bool async);
+  // Where the warpgroup tile of b at column n0 starts in the staged b at `b`, with its layout.
+  void groupB(const MmaTiling& t, V b, V n0, Target::GroupMmaTile& tile);
   V stagedB(const MmaTiling& t, V base);
   void stageMmaA(const Expr& a, const MmaTiling& t, V sa);
   void stageMmaB(const Expr& b, const MmaTiling& t, V sb);

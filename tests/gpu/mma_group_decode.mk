@@ -8,7 +8,10 @@
 // - `mid`: two bf16 products of one a (four 64 x 128 tiles, one a warpgroup), a the bf16
 //   activation rows copied asynchronously a chunk ahead;
 // - `down`: a plain product into a tile of its own and `acc += mma_nt(...)` as one statement,
-//   over 40-row tasks: ten 64 x 8 tiles for four warpgroups, so some warpgroups have one fewer.
+//   over 40-row tasks: ten 64 x 8 tiles for four warpgroups, so some warpgroups have one fewer;
+// - `side`: `mma` with b read N-major as it lies (rows of a 3-D weight under one index, as an
+//   attention reads v from its cache), copied 16 bytes at a time: four 64 x 16 tiles, three of
+//   them starting inside a 128-byte row of the swizzled panel.
 // Every step's logits are compared with the CPU interpreter's, within the bound of a different
 // summation order (docs/language.md, "Matrix products"). Without `--mma=warpgroup` the same
 // program runs on mma.sync.
@@ -50,9 +53,15 @@ op mid<S, E, F, R = 128, KC = 64>(h: bf16[S, E], m: bf16[E, F]) -> g: f32[S, F]
     store g[0 : +S, (2 * t + 1) * R : +R] = hi;
 }
 
+// z = cache[0 .. 64) vw[pos % H]: [64, D] x [D, 64] in bf16, b N-major.
+op side<S, D, H, N>(cache: f32[S, D], vw: bf16[H, D, N], pos: i32) -> z: f32[64, N]
+    tasks t in 1 {
+    store z[0 : +64, 0 : +N] = mma((load cache[0 : +64, 0 : +D]) as bf16, load vw[pos % H, 0 : +D, 0 : +N]);
+}
+
 // logits[n] = sum over s of (g w^T)[s, n] over g's first F columns, and of the same over g's last
-// 64 columns against w's columns 64 .. 127 alone.
-op down<S, G, F, V, R = 40, C = 64>(g: f32[S, G], w: bf16[V, F] tiled(R, C)) -> y: f32[V]
+// 64 columns against w's columns 64 .. 127 alone; plus two rows of z, columns 0 .. 39 and 24 .. 63.
+op down<S, G, F, V, N, R = 40, C = 64>(g: f32[S, G], z: f32[64, N], w: bf16[V, F] tiled(R, C)) -> y: f32[V]
     tasks t in V / R {
     let q = mma_nt((load g[0 : +S, G - 64 : +64]) as bf16, load w[t * R : +R, 64 : +64]);
     var p: f32[S, R];
@@ -61,7 +70,7 @@ op down<S, G, F, V, R = 40, C = 64>(g: f32[S, G], w: bf16[V, F] tiled(R, C)) -> 
     for s in 0 .. S {
         acc += p[s, 0 : +R] + q[s, 0 : +R];
     }
-    store y[t * R : +R] = acc;
+    store y[t * R : +R] = acc + load z[t, 0 : +R] + load z[t + 2, N - R : +R];
 }
 
 config small {
@@ -77,6 +86,7 @@ weight embed_w: bf16[vocab, dim] = "embed.weight";
 weight u: f16[dim, inner] = "u.weight";
 weight m: bf16[inner, wide] = "m.weight";
 weight w: bf16[vocab, feats] tiled(40, 64) = "w.weight";
+weight vw: bf16[3, dim, 64] = "vw.weight";
 state cache: f32[seq, dim];
 
 step decode(token: i32, pos: i32) -> (logits: f32[vocab]) {
@@ -84,6 +94,7 @@ step decode(token: i32, pos: i32) -> (logits: f32[vocab]) {
     append(x, pos, cache);
     let h = up(cache, u);
     let g = mid(h, m);
-    let logits = down(g, w);
+    let z = side(cache, vw, pos);
+    let logits = down(g, z, w);
     return (logits);
 }
