@@ -94,12 +94,11 @@ void TileGen::groupB(const MmaTiling& t, V b, V n0, Target::GroupMmaTile& tile) 
   tile.bPanelBytes = t.K * 128;
 }
 
-// An operand that is a load of the staged dtype with contiguous, 16-byte aligned rows, and where
-// they are: a streamed one in its ring slot (row-major there, loader.cpp), another in global
-// memory where the layout has a contiguous last dimension. The region's starts are evaluated
-// where this is called.
-std::optional<TileGen::MmaRows> TileGen::mmaRows(const Expr& x, DType dt, int64_t rowElements) {
-  const int64_t K = rowElements;
+// An operand that is a load of the staged dtype with contiguous, 16-byte aligned rows of K elements
+// (k, or n for an N-major b), and where they are: a streamed one in its ring slot (row-major there,
+// loader.cpp), another in global memory where the layout has a contiguous last dimension. The
+// region's starts are evaluated where this is called.
+std::optional<TileGen::MmaRows> TileGen::mmaRows(const Expr& x, DType dt, int64_t K) {
   if (x.kind != ExprKind::Load || tensorOf(x.index).dtype != dt || K % 8 != 0) return std::nullopt;
   if (auto it = ring_.find(&x); it != ring_.end()) return MmaRows{it->second, K, false};
   if (v_.streamed.count(&x)) return std::nullopt;

@@ -198,7 +198,7 @@ class TileGen {
     // (a region over several tiles of a tiled layout).
     int64_t groupRows = 0, groupPitch = 0;
   };
-  std::optional<MmaRows> mmaRows(const Expr& x, DType dt, int64_t rowElements);
+  std::optional<MmaRows> mmaRows(const Expr& x, DType dt, int64_t K);  // rows of K elements
   // Element (row, k) of a staged operand of `rows` rows at `operand` (ptr addrspace(3) to i16).
   V stagedElement(const MmaTiling& t, V operand, int64_t rows, V row, V k);
   void copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t rowElements, const MmaTiling& t, bool async);
