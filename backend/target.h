@@ -165,12 +165,18 @@ class Target {
     // in turn, the four of mmaAccumulatorAt.
     std::vector<llvm::Value*>* acc = nullptr;
   };
-  // acc += a b^T over k 0 .. K for every tile, called by all the group's lanes alike; the products
-  // (their shared-memory reads too) are done when it returns.
-  // The k steps are dealt over `chains` independent accumulator sets (a number dividing them), summed
-  // after the products.
+  // acc += a b^T over k 0 .. K for every tile, called by all the group's lanes alike. With `wait`
+  // the products (their shared-memory reads too) are done when it returns; without, they are
+  // committed and still in flight, owning their accumulators and operands until groupMmaWait.
+  // The k steps are dealt over `chains` independent accumulator sets (a number dividing them),
+  // summed after the products (so chains above 1 always wait).
   virtual void groupMma(Builder&, DType, const std::vector<GroupMmaTile>& /*tiles*/, int64_t /*K*/,
-                        int /*chains*/) const {
+                        int /*chains*/, bool /*wait*/) const {
+    unavailable("the warpgroup matrix instruction");
+  }
+  // Returns once this thread's products in flight are done. `acc` (every accumulator they own)
+  // pass through it, so no instruction touches them earlier.
+  virtual void groupMmaWait(Builder&, std::vector<llvm::Value*>& /*acc*/) const {
     unavailable("the warpgroup matrix instruction");
   }
   // Orders this thread's shared-memory writes (stores, landed async copies) before the matrix

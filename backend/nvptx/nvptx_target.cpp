@@ -169,9 +169,11 @@ class NvptxTarget final : public Target {
     nvptx::mmaSyncStep(b, ops, lane, m0, n0, k0, mBlocks, nBlocks, acc);
   }
   // wgmma (nvptx/wgmma.cpp) where arch().warpgroupMma says so.
-  void groupMma(Builder& b, DType dt, const std::vector<GroupMmaTile>& tiles, int64_t K, int chains) const override {
-    nvptx::groupMma(b, dt, tiles, K, chains);
+  void groupMma(Builder& b, DType dt, const std::vector<GroupMmaTile>& tiles, int64_t K, int chains,
+                bool wait) const override {
+    nvptx::groupMma(b, dt, tiles, K, chains, wait);
   }
+  void groupMmaWait(Builder& b, std::vector<Value*>& acc) const override { nvptx::groupMmaWait(b, acc); }
   void fenceSharedForGroupMma(Builder& b) const override { nvptx::fenceSharedForGroupMma(b); }
 
   void prefetchLine(Builder& b, Value* ptr) const override {

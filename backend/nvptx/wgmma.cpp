@@ -14,8 +14,10 @@
 // swizzle to the address bits, which is why a panel starts 1024-byte aligned.
 //
 // One inline PTX block holds a tile set's whole K: wgmma.fence (the accumulators were last written
-// by ordinary instructions), every product, commit, and wait for all of them, so no accumulator
-// register is read or written while an instruction that owns it is in flight.
+// by ordinary instructions), every product and commit, then either the wait for all of them or,
+// left in flight, a later block of its own (groupMmaWait) whose operands are those accumulators:
+// the registers pass from one block to the next, so no instruction reads or writes them while a
+// product that owns them is in flight.
 #include "backend/nvptx/wgmma.h"
 
 #include <string>
@@ -40,7 +42,8 @@ Value* descriptor(Builder& b, Value* sharedPtr, int64_t leadingBytes = 0) {
 
 }  // namespace
 
-void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& tiles, int64_t K, int chains) {
+void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& tiles, int64_t K, int chains, bool wait) {
+  wait = wait || chains > 1;  // the chains are summed after their products
   const std::string type = dt == DType::BF16 ? "bf16" : "f16";
   int accumulators = 0;
   std::vector<int> firstAcc;
@@ -70,7 +73,9 @@ void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& til
         text += (q ? ", $" : "$") + std::to_string(chain * accumulators + firstAcc[i] + q);
       text += std::string("}, mk_da, mk_db, ") + (fresh ? "0" : "1") + ", 1, 1, 0, " + (t.bNMajor ? "1" : "0") + ";\n";
     }
-  text += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n}";
+  text += "wgmma.commit_group.sync.aligned;\n";
+  if (wait) text += "wgmma.wait_group.sync.aligned 0;\n";
+  text += "}";
   std::string constraints;
   for (int q = 0; q < outputs; ++q) constraints += "=f,";
   for (size_t i = 0; i < 2 * tiles.size(); ++i) constraints += "l,";
@@ -87,6 +92,18 @@ void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& til
       for (int c = 1; c < chains; ++c) sum = b.CreateFAdd(sum, out(c * accumulators + firstAcc[i] + q));
       (*tiles[i].acc)[size_t(q)] = sum;
     }
+}
+
+void groupMmaWait(Builder& b, std::vector<Value*>& acc) {
+  if (acc.empty()) return;
+  std::string constraints;
+  for (size_t q = 0; q < acc.size(); ++q) constraints += "=f,";
+  for (size_t q = 0; q < acc.size(); ++q) constraints += std::to_string(q) + ",";
+  constraints += "~{memory}";
+  std::vector<llvm::Type*> outs(acc.size(), b.getFloatTy());
+  llvm::Type* ret = acc.size() == 1 ? outs[0] : llvm::StructType::get(b.getContext(), outs);
+  Value* d = inlinePtx(b, ret, acc, "wgmma.wait_group.sync.aligned 0;", constraints, /*sideEffects=*/true);
+  for (size_t q = 0; q < acc.size(); ++q) acc[q] = acc.size() == 1 ? d : b.CreateExtractValue(d, {unsigned(q)});
 }
 
 void fenceSharedForGroupMma(Builder& b) {

@@ -6,7 +6,8 @@
 
 namespace mk::backend::nvptx {
 
-void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& tiles, int64_t K, int chains);
+void groupMma(Builder& b, DType dt, const std::vector<Target::GroupMmaTile>& tiles, int64_t K, int chains, bool wait);
+void groupMmaWait(Builder& b, std::vector<llvm::Value*>& acc);
 void fenceSharedForGroupMma(Builder& b);
 
 }  // namespace mk::backend::nvptx

@@ -253,8 +253,8 @@ void TileGen::forEachMmaAccumulator(const MmaTiling& t, const std::vector<llvm::
 // accumulators in registers (the slots are entry allocas, which LLVM promotes). The k steps are
 // the outer loop, so products of one staged a and the same tiling load its fragments once (the
 // loads are the same values, which LLVM merges).
-void TileGen::accumulateMma(const std::vector<MmaAccumulation>& products) {
-  if (products.front().t.group) return accumulateGroupMma(products);
+void TileGen::accumulateMma(const std::vector<MmaAccumulation>& products, bool wait) {
+  if (products.front().t.group) return accumulateGroupMma(products, wait);
   V lane = b_.CreateURem(env_.tid, ci(env_.target->warpSize()));
   const MmaTiling& t0 = products.front().t;
   // Two k steps a pass where the products hold fewer than 32 accumulators a lane, else one: each
@@ -279,7 +279,7 @@ void TileGen::accumulateMma(const std::vector<MmaAccumulation>& products) {
 // The same on the warpgroup instruction: one Target::groupMma for all of K and every product's
 // tile j of this warpgroup, or, where some warpgroups lack a tile, one per tile under its
 // condition (uniform across the warpgroup, as the instruction needs).
-void TileGen::accumulateGroupMma(const std::vector<MmaAccumulation>& products) {
+void TileGen::accumulateGroupMma(const std::vector<MmaAccumulation>& products, bool wait) {
   const int groups = T() / kGroupThreads;
   V group = b_.CreateUDiv(env_.tid, ci(kGroupThreads));
   struct Tile {
@@ -305,7 +305,7 @@ void TileGen::accumulateGroupMma(const std::vector<MmaAccumulation>& products) {
       tiles.push_back(tile);
     }
     env_.target->groupMma(b_, products.front().ops.dtype, tiles, products.front().t.K,
-                          groupMmaChains(tiles, products.front().t));
+                          groupMmaChains(tiles, products.front().t), wait);
     for (size_t i = 0; i < set.size(); ++i) {
       const MmaTiling& t = set[i].p->t;
       const size_t count = size_t(t.nb * t.perBlock), first = size_t(set[i].j) * count;
@@ -409,7 +409,7 @@ void TileGen::forEachDealtAccumulator(const GroupDeal& d, const std::vector<V>& 
 // One k chunk of the deal: product p's b rows start at b0 + p * bStride (bytes); a is shared. The
 // rounds every warpgroup has go into one Target::groupMma, a last partial round into its own.
 void TileGen::accumulateDealtMma(const GroupDeal& d, const std::vector<llvm::AllocaInst*>& slots, DType dt, V a, V b0,
-                                 int64_t bStride) {
+                                 int64_t bStride, bool wait) {
   const int groups = T() / kGroupThreads;
   const size_t per = size_t(d.t.nb * d.t.perBlock);
   std::vector<std::vector<V>> acc(size_t(d.rounds));
@@ -426,12 +426,12 @@ void TileGen::accumulateDealtMma(const GroupDeal& d, const std::vector<llvm::All
     if (everyGroup) {
       full.push_back(tile);
       if (r + 1 < d.rounds && int64_t(r + 2) * groups <= d.total) return;  // more full rounds to come
-      env_.target->groupMma(b_, dt, full, d.t.K, groupMmaChains(full, d.t));
+      env_.target->groupMma(b_, dt, full, d.t.K, groupMmaChains(full, d.t), wait);
       for (const auto& f : full)
         for (size_t q = 0; q < per; ++q) b_.CreateStore((*f.acc)[q], slots[size_t(f.acc - acc.data()) * per + q]);
       return;
     }
-    env_.target->groupMma(b_, dt, {tile}, d.t.K, groupMmaChains({tile}, d.t));
+    env_.target->groupMma(b_, dt, {tile}, d.t.K, groupMmaChains({tile}, d.t), wait);
     for (size_t q = 0; q < per; ++q) b_.CreateStore(mine[q], slots[size_t(r) * per + q]);
   });
 }
@@ -568,6 +568,16 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
     else if (room < 2 * stagedBytes)
       stages = 1;  // one buffer, and a second barrier an iteration (64 KB blocks, several products)
   }
+  // On the warpgroup instruction an iteration's products run on while the next one stages its
+  // operands (into another buffer) and are waited for before that one's barrier: with two buffers
+  // or more, the one an iteration writes was last read two iterations before.
+  const bool inFlight = t0.group && stages >= 2;
+  auto ownedAccumulators = [&] {
+    if (deal) return dealtSlots;
+    std::vector<llvm::AllocaInst*> all;
+    for (const Product& p : products) all.insert(all.end(), p.acc.slots.begin(), p.acc.slots.end());
+    return all;
+  };
   // The staging buffers sit below every statement's temporaries for the loop's duration.
   const int64_t align = t0.group ? t0.stagedAlign() : 1;
   const int64_t buffers = (floor + align - 1) / align * align, savedEnd = localsEnd_;
@@ -620,24 +630,36 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
     }
     // This iteration's group is the oldest of the stages - 1 in flight.
     if (async) env_.target->asyncCopiesWait(b_, stages - 2);
+    // The previous iteration's products, left running over this one's staging, are done before
+    // the barrier, after which the copies S - 1 iterations ahead overwrite their buffer.
+    if (inFlight) waitGroupMma(ownedAccumulators());
     if (t0.group) env_.target->fenceSharedForGroupMma(b_);
     barrier();
     finishStatement(ring);
-    if (async) {
+    auto copyLater = [&] {
+      if (!async) return;
       // That buffer's last reader was the previous iteration, before the barrier above.
       V later = b_.CreateAdd(i, ci(int64_t(stages - 1) * loopStmt.step));
       when(b_.CreateICmpSLT(later, hi),
            [&] { copyAhead(later, i, b_.CreateURem(b_.CreateAdd(n, ci(stages - 1)), ci(stages))); });
       env_.target->asyncCopiesCommit(b_);
-    }
-    if (deal)
-      return accumulateDealtMma(*deal, dealtSlots, a.dtype, base, bOf(products[0], base), t0.stagedRowsBytes(t0.N));
-    std::vector<MmaAccumulation> accs;
-    for (const Product& p : products) accs.push_back(p.acc);
-    accumulateMma(accs);
+    };
+    auto multiply = [&] {
+      if (deal)
+        return accumulateDealtMma(*deal, dealtSlots, a.dtype, base, bOf(products[0], base), t0.stagedRowsBytes(t0.N),
+                                  !inFlight);
+      std::vector<MmaAccumulation> accs;
+      for (const Product& p : products) accs.push_back(p.acc);
+      accumulateMma(accs, !inFlight);
+    };
+    // The copies are issued while the products run: before products that are waited for, after
+    // those left in flight.
+    if (inFlight) multiply(), copyLater();
+    else copyLater(), multiply();
   });
   localsEnd_ = savedEnd;
   beginStatement();
+  if (inFlight) waitGroupMma(ownedAccumulators());
   if (overAccumulators) barrier();
   if (deal)
     forEachDealtAccumulator(*deal, locals, dealtSlots, [&](V local, V i, llvm::AllocaInst* slot) {
@@ -650,6 +672,13 @@ bool TileGen::mmaAccumulatingLoop(const Stmt& loopStmt) {
   }
   barrier();
   return true;
+}
+
+void TileGen::waitGroupMma(const std::vector<llvm::AllocaInst*>& slots) {
+  std::vector<V> acc;
+  for (auto* slot : slots) acc.push_back(b_.CreateLoad(f32(), slot));
+  env_.target->groupMmaWait(b_, acc);
+  for (size_t q = 0; q < slots.size(); ++q) b_.CreateStore(acc[q], slots[q]);
 }
 
 // The same accumulation as a statement of its own.

@@ -230,12 +230,15 @@ class TileGen {
   void forEachDealtAccumulator(const GroupDeal& d, const std::vector<V>& locals,
                                const std::vector<llvm::AllocaInst*>& slots,
                                const std::function<void(V local, V element, llvm::AllocaInst* slot)>& visit);
+  // `wait`: the products are done on return; else on the warpgroup instruction they are left in
+  // flight until waitGroupMma over their accumulators (on mma.sync they are done either way).
   void accumulateDealtMma(const GroupDeal& d, const std::vector<llvm::AllocaInst*>& slots, DType dt, V a, V b0,
-                          int64_t bStride);
+                          int64_t bStride, bool wait);
   void forEachMmaAccumulator(const MmaTiling& t, const std::vector<llvm::AllocaInst*>& slots,
                              const std::function<void(V element, llvm::AllocaInst* slot)>& visit);
-  void accumulateMma(const std::vector<MmaAccumulation>& products);
-  void accumulateGroupMma(const std::vector<MmaAccumulation>& products);
+  void accumulateMma(const std::vector<MmaAccumulation>& products, bool wait = true);
+  void accumulateGroupMma(const std::vector<MmaAccumulation>& products, bool wait);
+  void waitGroupMma(const std::vector<llvm::AllocaInst*>& slots);
   TileRef matrixInstructionMma(const Expr& e, const MmaTiling& t);
   bool accumulatesMma(const Stmt& s);
   bool mmaAccumulatingLoop(const Stmt& loopStmt);

@@ -3,10 +3,12 @@
 // nvptx/wgmma.cpp). The shared memory is 1024-byte aligned for the 128-byte-swizzled panels; the
 // staged copies are fenced for the async proxy before the barrier that publishes them. The two
 // 128 x 32 products are dealt as one: four 64 x 32 tiles, one a warpgroup, so one inline block an
-// iteration fences the accumulators, runs the tile's four k steps, commits and waits (LLVM unrolls
-// the two iterations; the first is checked). With `--mma-chains 4` the four k steps go to four
-// independent sets of accumulators (the first onto the tile's, the others from zero: scale-d 0),
-// summed after the wait. With `--mma=warp` the products stay on mma.sync;
+// iteration fences the accumulators, runs the tile's four k steps and commits them, left in flight
+// while the next iteration's copies are issued and waited for: the wait (a block of its own, over
+// the accumulators) comes before that iteration's barrier, and after the loop before the
+// accumulators are written back (LLVM unrolls the two iterations). With `--mma-chains 4` the four
+// k steps go to four independent sets of accumulators (the first onto the tile's, the others from
+// zero: scale-d 0), summed after a wait in the same block. With `--mma=warp` the products stay on mma.sync;
 // sm_80 has no wgmma (asking for it is an error).
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %FileCheck %s --check-prefix=WG
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --mma=warpgroup --stdlib %stdlib | %FileCheck %s --check-prefix=WG
@@ -59,7 +61,19 @@ step decode(token: i32) -> (y: f32[toks, outs]) {
 // WG-NEXT: add.s64 mk_db, %rd{{[0-9]+}}, 2;
 // WG-COUNT-3: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {{[{]%f[0-9]+(, %f[0-9]+)+[}]}}, mk_da, mk_db, 1, 1, 1, 0, 0;
 // WG-NEXT: wgmma.commit_group.sync.aligned;
-// WG-NEXT: wgmma.wait_group.sync.aligned 0;
+// WG-NEXT: }
+// WG: cp.async.commit_group;
+// WG: cp.async.wait_group 1;
+// WG: wgmma.wait_group.sync.aligned 0;
+// WG: fence.proxy.async.shared::cta;
+// WG: bar.sync 1, 512;
+// WG: wgmma.fence.sync.aligned;
+// WG: wgmma.commit_group.sync.aligned;
+// WG-NEXT: }
+// WG: wgmma.wait_group.sync.aligned 0;
+// WG-NEXT: // end inline asm
+// WG-NEXT: // begin inline asm
+// WG-NEXT: bar.sync 1, 512;
 // CH: wgmma.fence.sync.aligned;
 // CH-NEXT: add.s64 mk_da, %rd{{[0-9]+}}, 0;
 // CH-NEXT: add.s64 mk_db, %rd{{[0-9]+}}, 0;
