@@ -61,6 +61,10 @@ bool Region::overlaps(const Region& o) const {
   size_t n = std::min(ranges.size(), o.ranges.size());
   for (size_t i = 0; i < n; ++i)
     if (ranges[i].second <= o.ranges[i].first || o.ranges[i].second <= ranges[i].first) return false;
+  for (size_t i = 0; i < std::min(relative.size(), o.relative.size()); ++i) {
+    const RelativeRange &a = relative[i], &b = o.relative[i];
+    if (a.input >= 0 && a.input == b.input && (a.hi <= b.lo || b.hi <= a.lo)) return false;
+  }
   return true;
 }
 

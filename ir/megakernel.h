@@ -10,10 +10,20 @@
 
 namespace mk::ir {
 
-// A box in one tensor: per dimension the half-open range [lo, hi).
+// A box in one tensor: per dimension the half-open range [lo, hi). Where a dimension's start
+// is a step input plus an offset known per task (a cache row `pos0 + b * 16`), `relative` says so:
+// the dimension then lies in [input + lo, input + hi) as well, and two boxes relative to the same
+// input are apart where those offsets are (every task of a step sees one value of the input),
+// whatever the input's value.
+struct RelativeRange {
+  int input = -1;  // a step input (Graph::inputs); -1: none
+  int64_t lo = 0, hi = 0;
+  bool operator==(const RelativeRange&) const = default;
+};
 struct Region {
   int tensor = 0;
   std::vector<std::pair<int64_t, int64_t>> ranges;
+  std::vector<RelativeRange> relative = {};  // empty, or one per dimension
   bool overlaps(const Region& o) const;
   int64_t elements() const;
 };

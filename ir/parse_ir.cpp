@@ -362,7 +362,19 @@ Region Parser::region() {
     expectPunct("..");
     int64_t hi = integer("a range end");
     r.ranges.emplace_back(lo, hi);
+    if (acceptWord("at")) {  // `lo..hi at input K + a..b` (ir::RelativeRange)
+      expectWord("input");
+      RelativeRange rel;
+      rel.input = intValue("an input index");
+      expectPunct("+");
+      rel.lo = integer("a relative range start");
+      expectPunct("..");
+      rel.hi = integer("a relative range end");
+      r.relative.resize(r.ranges.size());
+      r.relative.back() = rel;
+    }
   } while (acceptPunct(","));
+  if (!r.relative.empty()) r.relative.resize(r.ranges.size());
   expectPunct("]", "',' or ']'");
   return r;
 }

@@ -140,8 +140,12 @@ std::string formatRegions(const std::vector<Region>& regions, NameFn name) {
     const Region& r = regions[i];
     if (i) s += ", ";
     s += name(r.tensor) + "[";
-    for (size_t d = 0; d < r.ranges.size(); ++d)
+    for (size_t d = 0; d < r.ranges.size(); ++d) {
       s += (d ? ", " : "") + std::to_string(r.ranges[d].first) + ".." + std::to_string(r.ranges[d].second);
+      if (d < r.relative.size() && r.relative[d].input >= 0)
+        s += " at input " + std::to_string(r.relative[d].input) + " + " + std::to_string(r.relative[d].lo) + ".." +
+             std::to_string(r.relative[d].hi);
+    }
     s += "]";
   }
   return s;
@@ -660,7 +664,15 @@ JsonValue jsonRegions(const std::vector<Region>& rs) {
   for (const Region& r : rs) {
     JsonValue ranges = abi::jsonArray();
     for (const auto& [lo, hi] : r.ranges) ranges.items.push_back(jsonInts(std::vector<int64_t>{lo, hi}));
-    a.items.push_back(abi::jsonObject({{"tensor", abi::jsonInt(r.tensor)}, {"ranges", std::move(ranges)}}));
+    JsonValue box = abi::jsonObject({{"tensor", abi::jsonInt(r.tensor)}, {"ranges", std::move(ranges)}});
+    if (!r.relative.empty()) {
+      // Per dimension [input, lo, hi] (ir::RelativeRange), or null.
+      JsonValue relative = abi::jsonArray();
+      for (const RelativeRange& x : r.relative)
+        relative.items.push_back(x.input >= 0 ? jsonInts(std::vector<int64_t>{x.input, x.lo, x.hi}) : abi::jsonNull());
+      box.members.push_back({"relative", std::move(relative)});
+    }
+    a.items.push_back(std::move(box));
   }
   return a;
 }

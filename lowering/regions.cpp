@@ -68,10 +68,32 @@ Interval modConst(Interval a, int64_t c) {
   return {-(c - 1), c - 1};
 }
 
+// A scalar i32 value: its interval and, where known, where it lies relative to a step input
+// (`pos0 + b * 16` is input pos0 plus [16 b, 16 b]), which every task of a step sees alike, so
+// that boxes starting there are compared by their offsets (ir::RelativeRange).
+struct Value {
+  Interval v = kTop;
+  int input = -1;  // a step input, or -1
+  Interval rel;    // the value minus the input's, where input >= 0
+  Value() = default;
+  Value(Interval i) : v(i) {}
+  static Value relative(int input, Interval v, Interval rel) {
+    Value x(v);
+    if (rel.finite()) x.input = input, x.rel = rel;
+    return x;
+  }
+  bool operator==(const Value&) const = default;
+};
+
+Value join(const Value& a, const Value& b) {
+  if (a.input >= 0 && a.input == b.input) return Value::relative(a.input, hull(a.v, b.v), hull(a.rel, b.rel));
+  return hull(a.v, b.v);
+}
+
 class Analyzer {
  public:
   Analyzer(const Graph& g, const Node& n, const std::vector<int64_t>& index)
-      : graph_(g), node_(n), func_(*n.func), index_(index), env_(func_.locals.size(), kTop) {}
+      : graph_(g), node_(n), func_(*n.func), index_(index), env_(func_.locals.size(), Value(kTop)) {}
 
   TaskAccess run() {
     exec(func_.body);
@@ -101,12 +123,12 @@ class Analyzer {
   }
 
   // Evaluates `e`, recording every Load in it (also those whose value is not an i32 scalar).
-  Interval eval(const Expr& e) {
-    std::vector<Interval> ops;
+  Value eval(const Expr& e) {
+    std::vector<Value> ops;
     ops.reserve(e.operands.size());
-    for (const auto& op : e.operands) ops.push_back(op ? eval(*op) : kTop);
+    for (const auto& op : e.operands) ops.push_back(op ? eval(*op) : Value(kTop));
     if (e.kind == ExprKind::Load || e.kind == ExprKind::Slice) {
-      std::vector<Interval> starts;
+      std::vector<Value> starts;
       for (const auto& d : e.region) starts.push_back(d.start ? eval(*d.start) : kTop);
       if (e.kind == ExprKind::Load) access(e.index, e.region, starts, false);
     }
@@ -127,7 +149,8 @@ class Analyzer {
         node_.scalars[e.index].kind == ScalarArg::Tensor)
       readWhole(node_.scalars[e.index].index);
     if (!isScalarInt(e)) return kTop;
-    auto at = [&](size_t i) { return i < ops.size() ? ops[i] : kTop; };
+    auto value = [&](size_t i) { return i < ops.size() ? ops[i] : Value(kTop); };
+    auto at = [&](size_t i) { return value(i).v; };
     switch (e.kind) {
       case ExprKind::Const: return Interval::point(static_cast<int64_t>(e.value));
       case ExprKind::TaskIndex:
@@ -135,23 +158,38 @@ class Analyzer {
                    ? Interval::point(index_[e.index])
                    : kTop;
       case ExprKind::Local:
-        return e.index >= 0 && e.index < static_cast<int>(env_.size()) ? env_[e.index] : kTop;
-      case ExprKind::Scalar: return kTop;  // a runtime value such as pos
-      case ExprKind::Cast:
-        if (!e.operands.empty() && e.operands[0] && isScalarInt(*e.operands[0])) return at(0);
+        return e.index >= 0 && e.index < static_cast<int>(env_.size()) ? env_[e.index] : Value(kTop);
+      case ExprKind::Scalar:  // a runtime value such as pos: a step input's is known relative to itself
+        if (e.index >= 0 && e.index < static_cast<int>(node_.scalars.size()) &&
+            node_.scalars[e.index].kind == ScalarArg::Input)
+          return Value::relative(node_.scalars[e.index].index, kTop, Interval::point(0));
         return kTop;
-      case ExprKind::Select: return hull(at(1), at(2));
+      case ExprKind::Cast:
+        if (!e.operands.empty() && e.operands[0] && isScalarInt(*e.operands[0])) return value(0);
+        return kTop;
+      case ExprKind::Select: return join(value(1), value(2));
       case ExprKind::Unary:
         if (e.unary == UnaryOp::Neg) return neg(at(0));
         if (e.unary == UnaryOp::Abs) {
           Interval a = at(0);
           if (a.lo >= 0) return a;
           if (a.hi <= 0) return neg(a);
-          return {0, std::max(neg(a).hi, a.hi)};
+          return Interval{0, std::max(neg(a).hi, a.hi)};
         }
-        if (e.unary == UnaryOp::Not) return {0, 1};
+        if (e.unary == UnaryOp::Not) return Interval{0, 1};
         return kTop;
-      case ExprKind::Binary: return binary(e.binary, at(0), at(1));
+      case ExprKind::Binary: {
+        const Value a = value(0), b = value(1);
+        // An input plus or minus an offset stays relative to it.
+        if (e.binary == BinaryOp::Add && (a.input >= 0) != (b.input >= 0)) {
+          const Value& x = a.input >= 0 ? a : b;
+          const Interval y = a.input >= 0 ? b.v : a.v;
+          return Value::relative(x.input, add(a.v, b.v), add(x.rel, y));
+        }
+        if (e.binary == BinaryOp::Sub && a.input >= 0 && b.input < 0)
+          return Value::relative(a.input, add(a.v, neg(b.v)), add(a.rel, neg(b.v)));
+        return binary(e.binary, a.v, b.v);
+      }
       default: return kTop;
     }
   }
@@ -186,22 +224,29 @@ class Analyzer {
   // Adds to the task's boxes of the tensor bound to `param` the box [min start, max start +
   // max(len, 1)) per dimension, clamped to the tensor's extent. Dimensions the region omits are
   // taken whole.
-  void access(int param, const std::vector<RegionDim>& region, const std::vector<Interval>& starts,
+  void access(int param, const std::vector<RegionDim>& region, const std::vector<Value>& starts,
               bool write) {
     if (param < 0 || param >= static_cast<int>(node_.tensors.size())) return;
     int tensor = node_.tensors[param];
     if (tensor < 0 || tensor >= static_cast<int>(graph_.tensors.size())) return;
     const Shape& shape = graph_.tensors[tensor].shape;
-    Region box{tensor, {}};
+    Region box{tensor, {}, {}};
     for (size_t d = 0; d < shape.size(); ++d) {
       int64_t lo = 0, hi = shape[d];
+      RelativeRange rel;
       if (d < region.size()) {
-        Interval s = starts[d];
+        Interval s = starts[d].v;
+        const int64_t length = std::max<int64_t>(region[d].length, 1);
         lo = std::max<int64_t>(lo, s.lo);
-        hi = std::min<int64_t>(hi, addEnd(s.hi, std::max<int64_t>(region[d].length, 1)));
+        hi = std::min<int64_t>(hi, addEnd(s.hi, length));
+        if (starts[d].input >= 0) rel = {starts[d].input, starts[d].rel.lo, starts[d].rel.hi + length};
       }
       if (lo >= hi) return;  // provably out of bounds (or dead code): touches nothing
       box.ranges.push_back({lo, hi});
+      if (rel.input >= 0) {
+        box.relative.resize(shape.size());
+        box.relative[d] = rel;
+      }
     }
     int64_t tile = 1;
     for (size_t d = 0; d < region.size(); ++d) tile *= std::max<int64_t>(region[d].length, 1);
@@ -247,26 +292,37 @@ class Analyzer {
     return abutting == 0 || (abutting == 1 && otherwiseEqual);
   }
 
+  // Relative ranges survive where both boxes have one from the same input.
   static Region hullOf(const Region& a, const Region& b) {
     Region h = a;
     for (size_t d = 0; d < h.ranges.size(); ++d) {
       h.ranges[d].first = std::min(h.ranges[d].first, b.ranges[d].first);
       h.ranges[d].second = std::max(h.ranges[d].second, b.ranges[d].second);
     }
+    h.relative.clear();
+    bool any = false;
+    for (size_t d = 0; d < std::min(a.relative.size(), b.relative.size()); ++d) {
+      const RelativeRange &x = a.relative[d], &y = b.relative[d];
+      if (x.input < 0 || x.input != y.input) continue;
+      h.relative.resize(h.ranges.size());
+      h.relative[d] = {x.input, std::min(x.lo, y.lo), std::max(x.hi, y.hi)};
+      any = true;
+    }
+    if (!any) h.relative.clear();
     return h;
   }
 
   void readWhole(int tensor) {
     if (tensor < 0 || tensor >= static_cast<int>(graph_.tensors.size())) return;
-    Region box{tensor, {}};
+    Region box{tensor, {}, {}};
     for (int64_t d : graph_.tensors[tensor].shape) box.ranges.push_back({0, d});
     addBox(reads_[tensor], std::move(box));
     readTraffic_.try_emplace(tensor, 1);
   }
 
-  void set(int slot, Interval v, bool merge) {
+  void set(int slot, Value v, bool merge) {
     if (slot < 0 || slot >= static_cast<int>(env_.size())) return;
-    env_[slot] = merge ? hull(env_[slot], v) : v;
+    env_[slot] = merge ? join(env_[slot], v) : v;
   }
 
   void exec(const Block& block) {
@@ -276,10 +332,16 @@ class Analyzer {
 
   void exec(const Stmt& s) {
     switch (s.kind) {
-      case StmtKind::Let: set(s.slot, s.value ? eval(*s.value) : kTop, false); break;
+      case StmtKind::Let: set(s.slot, s.value ? eval(*s.value) : Value(kTop), false); break;
       case StmtKind::Assign: {
-        Interval v = s.value ? eval(*s.value) : kTop;
-        Interval old = s.slot >= 0 && s.slot < static_cast<int>(env_.size()) ? env_[s.slot] : kTop;
+        const Value value = s.value ? eval(*s.value) : Value(kTop);
+        Interval v = value.v;
+        Interval old = s.slot >= 0 && s.slot < static_cast<int>(env_.size()) ? env_[s.slot].v : kTop;
+        if (s.assign == AssignOp::Set) {
+          // Merge with the old value: the assignment may sit in a branch or a loop.
+          set(s.slot, value, true);
+          break;
+        }
         switch (s.assign) {
           case AssignOp::Set: break;
           case AssignOp::Add: v = add(old, v); break;
@@ -293,13 +355,13 @@ class Analyzer {
       }
       case StmtKind::Store: {
         if (s.value) eval(*s.value);
-        std::vector<Interval> starts;
-        for (const auto& d : s.region) starts.push_back(d.start ? eval(*d.start) : kTop);
+        std::vector<Value> starts;
+        for (const auto& d : s.region) starts.push_back(d.start ? eval(*d.start) : Value(kTop));
         access(s.tensor, s.region, starts, true);
         break;
       }
       case StmtKind::If: {
-        Interval cond = s.value ? eval(*s.value) : Interval{0, 1};
+        Interval cond = s.value ? eval(*s.value).v : Interval{0, 1};
         if (cond == Interval::point(1)) {
           exec(s.body);
           break;
@@ -309,11 +371,11 @@ class Analyzer {
           break;
         }
         // Either branch may run: regions join, costs take the larger branch.
-        std::vector<Interval> entry = env_;
+        std::vector<Value> entry = env_;
         int64_t f0 = flops_;
         auto r0 = readTraffic_, w0 = writeTraffic_;
         exec(s.body);
-        std::vector<Interval> then = std::move(env_);
+        std::vector<Value> then = std::move(env_);
         int64_t fThen = flops_ - f0;
         auto rThen = std::move(readTraffic_), wThen = std::move(writeTraffic_);
         env_ = std::move(entry);
@@ -321,7 +383,7 @@ class Analyzer {
         readTraffic_ = std::move(r0);
         writeTraffic_ = std::move(w0);
         exec(s.otherwise);
-        for (size_t i = 0; i < env_.size(); ++i) env_[i] = hull(env_[i], then[i]);
+        for (size_t i = 0; i < env_.size(); ++i) env_[i] = join(env_[i], then[i]);
         flops_ = f0 + std::max(fThen, flops_ - f0);
         auto larger = [](std::map<int, int64_t>& into, const std::map<int, int64_t>& other) {
           for (auto [tensor, n] : other) {
@@ -342,8 +404,11 @@ class Analyzer {
   // from the second pass on, a local that still changes is widened to unknown, so this ends after
   // at most (locals + 2) passes. Flops count from the last (stable) pass only.
   void execFor(const Stmt& s) {
-    Interval lo = s.lo ? eval(*s.lo) : kTop, hi = s.hi ? eval(*s.hi) : kTop;
-    Interval var = s.step > 0 ? Interval{lo.lo, infinite(hi.hi) ? kInf : hi.hi - 1} : kTop;
+    const Value from = s.lo ? eval(*s.lo) : Value(kTop), to = s.hi ? eval(*s.hi) : Value(kTop);
+    const Interval lo = from.v, hi = to.v;
+    Value var = s.step > 0 ? Value(Interval{lo.lo, infinite(hi.hi) ? kInf : hi.hi - 1}) : Value(kTop);
+    if (s.step > 0 && from.input >= 0 && from.input == to.input)  // `for p in pos .. pos + 16`
+      var = Value::relative(from.input, var.v, {from.rel.lo, addEnd(to.rel.hi, -1)});
     int64_t trips = 1;  // the most iterations, where the bounds are known
     if (s.step > 0 && !infinite(lo.lo) && !infinite(hi.hi))
       trips = std::max<int64_t>(0, (hi.hi - lo.lo + s.step - 1) / s.step);
@@ -352,7 +417,7 @@ class Analyzer {
     auto r0 = readTraffic_, w0 = writeTraffic_;
     trips_ = trips_ * std::max<int64_t>(trips, 1);
     tripsKnown_ = tripsKnown_ && s.step > 0 && !infinite(lo.lo) && !infinite(hi.hi);
-    std::vector<Interval> in = env_;  // the state at the top of the body
+    std::vector<Value> in = env_;  // the state at the top of the body
     for (int pass = 0;; ++pass) {
       env_ = in;
       flops_ = f0;
@@ -363,9 +428,9 @@ class Analyzer {
       bool changed = false;
       for (size_t i = 0; i < in.size(); ++i) {
         if (static_cast<int>(i) == s.slot) continue;
-        Interval joined = hull(in[i], env_[i]);
+        Value joined = join(in[i], env_[i]);
         if (joined != in[i]) {
-          in[i] = pass == 0 ? joined : kTop;
+          in[i] = pass == 0 ? joined : Value(kTop);
           changed = true;
         }
       }
@@ -376,7 +441,7 @@ class Analyzer {
     if (trips == 0) flops_ = f0;
     // `in` covers zero iterations (the entry state) and every later one.
     bool hasSlot = s.slot >= 0 && s.slot < static_cast<int>(env_.size());
-    Interval v = hasSlot ? env_[s.slot] : kTop;
+    Value v = hasSlot ? env_[s.slot] : Value(kTop);
     env_ = std::move(in);
     if (hasSlot) env_[s.slot] = v;
   }
@@ -385,7 +450,7 @@ class Analyzer {
   const Node& node_;
   const TileFunc& func_;
   const std::vector<int64_t>& index_;
-  std::vector<Interval> env_;       // per local slot (unknown for non-i32 locals)
+  std::vector<Value> env_;          // per local slot (unknown for non-i32 locals)
   std::map<int, std::vector<Region>> reads_, writes_;  // tensor -> disjoint boxes (addBox)
   int64_t flops_ = 0;
   int64_t trips_ = 1;               // product of the enclosing loops' trip counts

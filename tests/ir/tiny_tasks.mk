@@ -2,15 +2,15 @@
 
 // CHECK:EXIT: 0
 // CHECK: // 138 tasks
-// CHECK: task 0 embed#0[0] reads embed_tokens[0..256, 0..64] writes y.0[0..64] bytes 384 flops 0
+// CHECK: task 0 embed#0[0] reads embed_tokens[0..256 at input 0 + 0..1, 0..64] writes y.0[0..64] bytes 384 flops 0
 // CHECK: task 1 qkv_rope_append#1[0, 0] reads layer[0].input_norm[0..64], layer[0].qkv[0..16, 0..64], y.0[0..64] writes q.1[0..16] bytes 2464 flops 2048
 // CHECK: task 2 qkv_rope_append#1[1, 0] reads layer[0].input_norm[0..64], layer[0].qkv[16..32, 0..64], y.0[0..64] writes q.1[16..32] bytes 2464 flops 2048
 // CHECK: task 3 qkv_rope_append#1[2, 0] reads layer[0].input_norm[0..64], layer[0].qkv[32..48, 0..64], y.0[0..64] writes q.1[32..48] bytes 2464 flops 2048
 // CHECK: task 4 qkv_rope_append#1[3, 0] reads layer[0].input_norm[0..64], layer[0].qkv[48..64, 0..64], y.0[0..64] writes q.1[48..64] bytes 2464 flops 2048
-// CHECK: task 5 qkv_rope_append#1[4, 0] reads layer[0].input_norm[0..64], layer[0].qkv[64..80, 0..64], y.0[0..64] writes layer[0].k_cache[0..1, 0..64, 0..16] bytes 2464 flops 2048
-// CHECK: task 6 qkv_rope_append#1[5, 0] reads layer[0].input_norm[0..64], layer[0].qkv[80..96, 0..64], y.0[0..64] writes layer[0].k_cache[1..2, 0..64, 0..16] bytes 2464 flops 2048
-// CHECK: task 7 qkv_rope_append#1[6, 0] reads layer[0].input_norm[0..64], layer[0].qkv[96..112, 0..64], y.0[0..64] writes layer[0].v_cache[0..1, 0..64, 0..16] bytes 2464 flops 2048
-// CHECK: task 8 qkv_rope_append#1[7, 0] reads layer[0].input_norm[0..64], layer[0].qkv[112..128, 0..64], y.0[0..64] writes layer[0].v_cache[1..2, 0..64, 0..16] bytes 2464 flops 2048
+// CHECK: task 5 qkv_rope_append#1[4, 0] reads layer[0].input_norm[0..64], layer[0].qkv[64..80, 0..64], y.0[0..64] writes layer[0].k_cache[0..1, 0..64 at input 1 + 0..1, 0..16] bytes 2464 flops 2048
+// CHECK: task 6 qkv_rope_append#1[5, 0] reads layer[0].input_norm[0..64], layer[0].qkv[80..96, 0..64], y.0[0..64] writes layer[0].k_cache[1..2, 0..64 at input 1 + 0..1, 0..16] bytes 2464 flops 2048
+// CHECK: task 7 qkv_rope_append#1[6, 0] reads layer[0].input_norm[0..64], layer[0].qkv[96..112, 0..64], y.0[0..64] writes layer[0].v_cache[0..1, 0..64 at input 1 + 0..1, 0..16] bytes 2464 flops 2048
+// CHECK: task 8 qkv_rope_append#1[7, 0] reads layer[0].input_norm[0..64], layer[0].qkv[112..128, 0..64], y.0[0..64] writes layer[0].v_cache[1..2, 0..64 at input 1 + 0..1, 0..16] bytes 2464 flops 2048
 // CHECK: task 9 attention_partial#2[0, 0, 0] reads layer[0].k_cache[0..1, 0..64, 0..16], layer[0].v_cache[0..1, 0..64, 0..16], q.1[0..16] writes pm.2[0..1, 0..1], pl.2[0..1, 0..1], pacc.2[0..1, 0..16] bytes 4200 flops 1024
 // CHECK: task 10 attention_partial#2[0, 0, 1] reads layer[0].k_cache[0..1, 0..64, 0..16], layer[0].v_cache[0..1, 0..64, 0..16], q.1[0..16] writes pm.2[1..2, 0..1], pl.2[1..2, 0..1], pacc.2[1..2, 0..16] bytes 4200 flops 1024
 // CHECK: task 11 attention_partial#2[0, 1, 0] reads layer[0].k_cache[0..1, 0..64, 0..16], layer[0].v_cache[0..1, 0..64, 0..16], q.1[16..32] writes pm.2[0..1, 1..2], pl.2[0..1, 1..2], pacc.2[0..1, 16..32] bytes 4200 flops 1024
@@ -59,10 +59,10 @@
 // CHECK: task 54 qkv_rope_append#7[1, 0] reads layer[1].input_norm[0..64], layer[1].qkv[16..32, 0..64], y.6[0..64] writes q.7[16..32] bytes 2464 flops 2048
 // CHECK: task 55 qkv_rope_append#7[2, 0] reads layer[1].input_norm[0..64], layer[1].qkv[32..48, 0..64], y.6[0..64] writes q.7[32..48] bytes 2464 flops 2048
 // CHECK: task 56 qkv_rope_append#7[3, 0] reads layer[1].input_norm[0..64], layer[1].qkv[48..64, 0..64], y.6[0..64] writes q.7[48..64] bytes 2464 flops 2048
-// CHECK: task 57 qkv_rope_append#7[4, 0] reads layer[1].input_norm[0..64], layer[1].qkv[64..80, 0..64], y.6[0..64] writes layer[1].k_cache[0..1, 0..64, 0..16] bytes 2464 flops 2048
-// CHECK: task 58 qkv_rope_append#7[5, 0] reads layer[1].input_norm[0..64], layer[1].qkv[80..96, 0..64], y.6[0..64] writes layer[1].k_cache[1..2, 0..64, 0..16] bytes 2464 flops 2048
-// CHECK: task 59 qkv_rope_append#7[6, 0] reads layer[1].input_norm[0..64], layer[1].qkv[96..112, 0..64], y.6[0..64] writes layer[1].v_cache[0..1, 0..64, 0..16] bytes 2464 flops 2048
-// CHECK: task 60 qkv_rope_append#7[7, 0] reads layer[1].input_norm[0..64], layer[1].qkv[112..128, 0..64], y.6[0..64] writes layer[1].v_cache[1..2, 0..64, 0..16] bytes 2464 flops 2048
+// CHECK: task 57 qkv_rope_append#7[4, 0] reads layer[1].input_norm[0..64], layer[1].qkv[64..80, 0..64], y.6[0..64] writes layer[1].k_cache[0..1, 0..64 at input 1 + 0..1, 0..16] bytes 2464 flops 2048
+// CHECK: task 58 qkv_rope_append#7[5, 0] reads layer[1].input_norm[0..64], layer[1].qkv[80..96, 0..64], y.6[0..64] writes layer[1].k_cache[1..2, 0..64 at input 1 + 0..1, 0..16] bytes 2464 flops 2048
+// CHECK: task 59 qkv_rope_append#7[6, 0] reads layer[1].input_norm[0..64], layer[1].qkv[96..112, 0..64], y.6[0..64] writes layer[1].v_cache[0..1, 0..64 at input 1 + 0..1, 0..16] bytes 2464 flops 2048
+// CHECK: task 60 qkv_rope_append#7[7, 0] reads layer[1].input_norm[0..64], layer[1].qkv[112..128, 0..64], y.6[0..64] writes layer[1].v_cache[1..2, 0..64 at input 1 + 0..1, 0..16] bytes 2464 flops 2048
 // CHECK: task 61 attention_partial#8[0, 0, 0] reads layer[1].k_cache[0..1, 0..64, 0..16], layer[1].v_cache[0..1, 0..64, 0..16], q.7[0..16] writes pm.8[0..1, 0..1], pl.8[0..1, 0..1], pacc.8[0..1, 0..16] bytes 4200 flops 1024
 // CHECK: task 62 attention_partial#8[0, 0, 1] reads layer[1].k_cache[0..1, 0..64, 0..16], layer[1].v_cache[0..1, 0..64, 0..16], q.7[0..16] writes pm.8[1..2, 0..1], pl.8[1..2, 0..1], pacc.8[1..2, 0..16] bytes 4200 flops 1024
 // CHECK: task 63 attention_partial#8[0, 1, 0] reads layer[1].k_cache[0..1, 0..64, 0..16], layer[1].v_cache[0..1, 0..64, 0..16], q.7[16..32] writes pm.8[0..1, 1..2], pl.8[0..1, 1..2], pacc.8[0..1, 16..32] bytes 4200 flops 1024

@@ -383,6 +383,22 @@ TEST_CASE("parseSchedule: a hand edit (one wait deleted) parses and prints back 
   CHECK(printSchedule(*p->m) == text);
 }
 
+// A box dimension relative to a step input (a cache row at `pos + 4 t`) reads back with its input
+// and offsets, and prints back as written.
+TEST_CASE("parseSchedule: a range relative to an input round-trips") {
+  std::string text = edit(kTinySchedule, "writes t3[0..4]", "writes t3[0..8 at input 1 + -1..3]");
+  auto p = parse(text);
+  REQUIRE_MESSAGE(p->m, p->errors());
+  const Region& w = p->m->tasks[2].writes[0];
+  REQUIRE(w.relative.size() == 1);
+  CHECK(w.relative[0] == RelativeRange{1, -1, 3});
+  CHECK(w.ranges == std::vector<std::pair<int64_t, int64_t>>{{0, 8}});
+  CHECK(printSchedule(*p->m) == text);
+  auto bad = parse(edit(kTinySchedule, "writes t3[0..4]", "writes t3[0..4 at input 1 0..4]"));
+  CHECK_FALSE(bad->m);
+  CHECK(bad->errors().find("expected '+'") != std::string::npos);
+}
+
 TEST_CASE("parseSchedule: odd schedules round-trip (task in two queues, unqueued task, global order)") {
   Megakernel m = tinyKernel();
   m.queues = {{0, 1, 2}, {1}};          // task 1 also on SM 0; task 3 in no queue

@@ -203,6 +203,51 @@ TEST_CASE("schedule: tasks writing interleaved halves of one tensor do not wait 
   CHECK(verify(mk, diags));
 }
 
+// append (4 tasks): cache[pos + 4 t : +4] = x[4 t : +4], `pos` a step input; then read_all: one
+// task reading cache[0 : +pos + 16] (an attention over what was appended).
+TEST_CASE("schedule: rows appended at a run-time position do not wait for each other") {
+  GraphBuilder b;
+  int x = b.tensor("x", Tensor::Input, {16});
+  int cache = b.tensor("cache", Tensor::State, {64});
+  int y = b.tensor("y", Tensor::Activation, {1});
+  auto row = [&] { return add(scalar(2), mul(taskIndex(0), constant(4))); };
+  b.node(func("append", {inParam("x", {16}), outParam("cache", {64}), scalarParam("pos")}, {4}, i32Locals(1),
+              store(1, load(0, DType::F32, dim(mul(taskIndex(0), constant(4)), 4)), dim(row(), 4))),
+         {x, cache, -1})
+      .scalars[2] = {ScalarArg::Input, 0, 0};
+  // for p in 0 .. pos + 16 by 4 { y[0] = sum(cache[p : +4]) }
+  b.node(func("read_all", {inParam("cache", {64}), scalarParam("pos"), outParam("y", {1})}, {1}, i32Locals(1),
+              loop(0, constant(0), add(scalar(1), constant(16)), 4,
+                   store(2, sum(load(0, DType::F32, dim(local(0), 4))), dim(constant(0), 0)))),
+         {cache, -1, y})
+      .scalars[1] = {ScalarArg::Input, 0, 0};
+
+  lowering::TaskAccess a = lowering::analyzeTask(b.g, b.g.nodes[0], {2});
+  REQUIRE(a.writes.size() == 1);
+  CHECK(a.writes[0].ranges == Ranges{{0, 64}});  // pos unknown: the whole dimension
+  REQUIRE(a.writes[0].relative.size() == 1);
+  CHECK(a.writes[0].relative[0] == RelativeRange{0, 8, 12});
+  lowering::TaskAccess r = lowering::analyzeTask(b.g, b.g.nodes[1], {0});
+  CHECK(r.reads[0].relative.empty());  // from row 0: not relative to pos
+
+  Megakernel mk = lowering::schedule(b.g, twoSms());
+  REQUIRE(mk.tasks.size() == 5);
+  for (int t = 0; t < 4; ++t) CHECK(mk.tasks[size_t(t)].waits.empty());
+  REQUIRE(mk.tasks[4].waits.size() == 1);  // every append (the node's counter)
+  CHECK(mk.counters[size_t(mk.tasks[4].waits[0])].producers.size() == 4);
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  CHECK(verify(mk, diags));
+
+  // The same rows relative to two different inputs (or to one from a constant) may overlap.
+  Region p{cache, {{0, 64}}, {{0, 0, 4}}}, q{cache, {{0, 64}}, {{0, 4, 8}}};
+  CHECK_FALSE(p.overlaps(q));
+  q.relative[0].input = 1;
+  CHECK(p.overlaps(q));
+  q.relative.clear();
+  CHECK(p.overlaps(q));
+}
+
 TEST_CASE("schedule: producer and consumers on two SMs") {
   Megakernel mk = lowering::schedule(producerConsumers(), twoSms());
   REQUIRE(mk.tasks.size() == 12);
