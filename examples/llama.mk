@@ -94,8 +94,13 @@ config llama_3_2_1b {
     /// Tuning: output columns per task of the prefill projections (multiples of the weights'
     /// tile rows above): q/k/v (divides head_dim / 2), o and down, gate/up.
     prefill_qkv_cols = 16;
-    prefill_cols = 64;
+    prefill_cols = 128;
     prefill_ffn_cols = 64;
+    /// Tuning: o and down in this many parts of K (tasks of prefill_cols columns over K / parts),
+    /// summed by the ops after them: 128 x 128 tiles in two parts read a third fewer operand bytes
+    /// than 128 x 64 over all of K for as many tasks; 4.52 -> 4.42 ms (H100,
+    /// bench/results/2026-12-06-splitk, bench/NOTES.md 29).
+    prefill_splits = 2;
     /// Tuning: rows per task of the prefill norms (divides chunk), and the columns they sum at a
     /// time (divides hidden).
     prefill_norm_rows = 4;
@@ -165,6 +170,7 @@ config tiny : llama_3_2_1b {
     /// tiles (scripts/gpu-check.sh `prefill`), where examples/llama_tiny.mk keeps one.
     prefill_cols = 16;
     prefill_ffn_cols = 16;
+    prefill_splits = 1;
     prefill_norm_chunk = 64;
 }
 
@@ -240,7 +246,7 @@ fn prefill_layers(tokens: i32[chunk], pos0: i32) -> f32[chunk, hidden] {
             layer[l].input_norm, layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
             layer[l].o_proj, layer[l].post_norm, layer[l].gate_up, layer[l].down,
             BT = prefill_rows, KC = prefill_k_chunk, BNQ = prefill_qkv_cols, BNO = prefill_cols,
-            BNF = prefill_ffn_cols, BND = prefill_cols, NR = prefill_norm_rows, NC = prefill_norm_chunk,
+            BNF = prefill_ffn_cols, BND = prefill_cols, SK = prefill_splits, NR = prefill_norm_rows, NC = prefill_norm_chunk,
             BQ = prefill_queries, BK = prefill_keys, eps = rms_eps,
             theta = rope_theta, rope_factor = rope_factor, rope_low = rope_low_freq,
             rope_high = rope_high_freq, rope_orig = rope_orig_ctx);

@@ -69,7 +69,10 @@ config tiny {
     /// Tuning: rows per task of the prefill projections; divides chunk.
     prefill_rows = 16;
     /// Tuning: K chunk of the prefill projections; divides hidden, heads * head_dim and ffn.
-    prefill_k_chunk = 64;
+    /// 32, so that o and down run in two parts (prefill_splits) on this model too.
+    prefill_k_chunk = 32;
+    /// Tuning: o and down in this many parts of K, summed by the ops after them.
+    prefill_splits = 2;
     /// Tuning: queries and keys per prefill attention block; divide chunk and max_seq.
     prefill_queries = 16;
     prefill_keys = 16;
@@ -144,7 +147,8 @@ fn prefill_layers(tokens: i32[chunk], pos0: i32) -> f32[chunk, hidden] {
         x = llama_block_prefill(x, pos0,
             layer[l].input_norm, layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
             layer[l].o_proj, layer[l].post_norm, layer[l].gate_up, layer[l].down,
-            BT = prefill_rows, KC = prefill_k_chunk, BQ = prefill_queries, BK = prefill_keys, eps = rms_eps,
+            BT = prefill_rows, KC = prefill_k_chunk, SK = prefill_splits, BQ = prefill_queries, BK = prefill_keys,
+            eps = rms_eps,
             theta = rope_theta, rope_factor = rope_factor, rope_low = rope_low_freq,
             rope_high = rope_high_freq, rope_orig = rope_orig_ctx);
     }

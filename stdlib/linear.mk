@@ -50,3 +50,25 @@ op linear_residual_rows<N, K, T, R = 16, C = 512, BN = R, BT = 16, KC = 64>(w: b
     let res = load residual[b * BT : +BT, t * BN : +BN];
     store y[b * BT : +BT, t * BN : +BN] = res + acc;
 }
+
+/// Split-K form of `linear_residual_rows`, without the residual: `S` partial products, each over
+/// K / S, `p[s] = x[:, s K/S ..] W[:, s K/S ..]^T` in f32, for a consumer that adds the residual and
+/// the parts as it reads them (std.norm's `residual_rmsnorm_rows` and `residual_sum_rows`). Where
+/// the outputs are few for the SMs (o and down of a 512-row prefill), S tasks of twice the columns
+/// read fewer operand bytes per output than one task over all of K (bench/NOTES.md 29).
+/// Task (t, b, s) owns part s of the BN output columns t*BN.. of the BT rows b*BT...
+/// Tuning: as `linear_residual_rows`; S * KC must divide K.
+op linear_partial_rows<N, K, T, R = 16, C = 512, S = 2, BN = R, BT = 16, KC = 64>(w: bf16[N, K] tiled(R, C),
+    x: bf16[T, K]) -> p: f32[S, T, N]
+    tasks t in N / BN, b in T / BT, s in S {
+    static_assert(K % (S * KC) == 0, "linear_partial_rows: S parts of K chunks KC must divide K");
+    static_assert(T % BT == 0, "linear_partial_rows: the row block BT must divide T");
+    static_assert(N % BN == 0, "linear_partial_rows: the columns per task BN must divide N");
+    static_assert(BN % R == 0, "linear_partial_rows: the columns per task BN must be a multiple of the tile rows R");
+    const KS = K / S;
+    var acc: f32[BT, BN];
+    for k in s * KS .. s * KS + KS by KC {
+        acc += mma_nt(load x[b * BT : +BT, k : +KC], load w[t * BN : +BN, k : +KC]);
+    }
+    store p[s, b * BT : +BT, t * BN : +BN] = acc;
+}

@@ -77,13 +77,15 @@ fn llama_head<V, D, R = 16, C = 512, eps: float = 1e-5>(x: f32[D], norm: bf16[D]
 /// `BT` rows per task and `KC` K chunk of every projection (BT must divide T, KC every K); the
 /// output columns per task of the q/k/v, o, gate/up and down projections `BNQ`, `BNO`, `BNF` and
 /// `BND` (multiples of the weight's tile rows; BNQ divides Dh / 2); and `BQ` queries, `BK` keys per
-/// attention block (BQ must divide T, BK must divide S). The rows are normalised once per norm
+/// attention block (BQ must divide T, BK must divide S); o and down in `SK` parts of K (std.linear's
+/// `linear_partial_rows`: SK * KC must divide their K), summed into the residual stream by the
+/// ops after them. The rows are normalised once per norm
 /// (std.norm's `rmsnorm_rows`), `NR` rows per task and `NC` columns at a time. Products run on the tensor cores with bf16 operands: the
 /// normalised rows and the attention probabilities are rounded to bf16 here, where the decode form
 /// keeps them f32 (docs/language.md §10.1). `pos0 + T` must be at most S.
 fn llama_block_prefill<T, D, QD, KVH, S, Dh, F,
     RQ = 16, RO = 16, RF = 16, RD = 16, CQ = 512, CO = 512, CF = 512, CD = 512,
-    BT = 16, KC = 64, BQ = 16, BK = 64, BNQ = RQ, BNO = RO, BNF = RF, BND = RD, NR = 1, NC = KC, eps: float = 1e-5, theta: float = 500000.0,
+    BT = 16, KC = 64, BQ = 16, BK = 64, BNQ = RQ, BNO = RO, BNF = RF, BND = RD, SK = 1, NR = 1, NC = KC, eps: float = 1e-5, theta: float = 500000.0,
     rope_factor: float = 1.0, rope_low: float = 1.0, rope_high: float = 4.0,
     rope_orig: float = 8192.0>(
     x: f32[T, D], pos0: i32,
@@ -100,10 +102,12 @@ fn llama_block_prefill<T, D, QD, KVH, S, Dh, F,
         theta = theta, rope_factor = rope_factor, rope_low = rope_low,
         rope_high = rope_high, rope_orig = rope_orig);
     let a = attention_prefill(q, k_cache, v_cache, pos0, BQ = BQ, BK = BK);
-    let h = linear_residual_rows(w_o, a, x, BN = BNO, BT = BT, KC = KC);
-    let hn = rmsnorm_rows(h, mlp_norm, BR = NR, KC = NC, eps = eps);
+    // o and down in SK parts of K each, added by the ops that read them.
+    let po = linear_partial_rows(w_o, a, S = SK, BN = BNO, BT = BT, KC = KC);
+    let (h, hn) = residual_rmsnorm_rows(po, x, mlp_norm, BR = NR, KC = NC, eps = eps);
     let act = swiglu_rows(w_gate_up, hn, BN = BNF, BT = BT, KC = KC);
-    let y = linear_residual_rows(w_down, act, h, BN = BND, BT = BT, KC = KC);
+    let pd = linear_partial_rows(w_down, act, S = SK, BN = BND, BT = BT, KC = KC);
+    let y = residual_sum_rows(pd, h, BR = NR, KC = NC);
     return y;
 }
 

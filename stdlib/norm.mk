@@ -57,3 +57,47 @@ op rmsnorm_rows<T, K, BR = 1, KC = 64, eps: float = 1e-5>(x: f32[T, K], norm: bf
         store y[b * BR : +BR, k : +KC] = (g * ((load x[b * BR : +BR, k : +KC]) * repeat_cols(inv_rms, KC))) as bf16;
     }
 }
+
+/// The residual stream after a split-K projection (std.linear's `linear_partial_rows`), and its
+/// norm: `h = residual + p[0] + ... + p[S - 1]` in f32, in that order, and `y` as `rmsnorm_rows`
+/// of h. Task b owns rows b*BR..; h is summed again for the norm's second pass rather than read
+/// back. Tuning: `BR` rows per task must divide T; `KC` must divide K.
+op residual_rmsnorm_rows<T, K, S, BR = 1, KC = 64, eps: float = 1e-5>(p: f32[S, T, K], residual: f32[T, K],
+    norm: bf16[K]) -> (h: f32[T, K], y: bf16[T, K])
+    tasks b in T / BR {
+    static_assert(K % KC == 0, "residual_rmsnorm_rows: the K chunk KC must divide K");
+    static_assert(T % BR == 0, "residual_rmsnorm_rows: the row block BR must divide T");
+    var ss: f32[BR];
+    for k in 0 .. K by KC {
+        var hc: f32[BR, KC] = load residual[b * BR : +BR, k : +KC];
+        for s in 0 .. S {
+            hc += load p[s, b * BR : +BR, k : +KC];
+        }
+        store h[b * BR : +BR, k : +KC] = hc;
+        ss += row_sum(hc * hc);
+    }
+    let inv_rms = rsqrt(ss / K + eps);
+    for k in 0 .. K by KC {
+        var hc: f32[BR, KC] = load residual[b * BR : +BR, k : +KC];
+        for s in 0 .. S {
+            hc += load p[s, b * BR : +BR, k : +KC];
+        }
+        let g = repeat_rows((load norm[k : +KC]) as f32, BR);
+        store y[b * BR : +BR, k : +KC] = (g * (hc * repeat_cols(inv_rms, KC))) as bf16;
+    }
+}
+
+/// The residual stream after a split-K projection: `y = residual + p[0] + ... + p[S - 1]` in f32,
+/// in that order (as `residual_rmsnorm_rows` sums it). Task b owns rows b*BR...
+op residual_sum_rows<T, K, S, BR = 1, KC = 64>(p: f32[S, T, K], residual: f32[T, K]) -> y: f32[T, K]
+    tasks b in T / BR {
+    static_assert(K % KC == 0, "residual_sum_rows: the K chunk KC must divide K");
+    static_assert(T % BR == 0, "residual_sum_rows: the row block BR must divide T");
+    for k in 0 .. K by KC {
+        var hc: f32[BR, KC] = load residual[b * BR : +BR, k : +KC];
+        for s in 0 .. S {
+            hc += load p[s, b * BR : +BR, k : +KC];
+        }
+        store y[b * BR : +BR, k : +KC] = hc;
+    }
+}
