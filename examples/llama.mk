@@ -131,7 +131,8 @@ config llama_3_8b : llama_3_2_1b {
     /// pairs did not fit in shared memory) the ring fits beside the tiles, and its loader warp
     /// leaves the prefill 96 registers a thread, where gate/up, down and attention spill on sm_90a.
     /// Attention blocks of 32 x 128 (64 x 128 needs 243 KB at this head size; 32 x 64 spills on
-    /// mma.sync, sm_80 and sm_90). Neither is timed (bench/NOTES.md 26).
+    /// mma.sync, sm_80 and sm_90). Neither is timed (bench/NOTES.md 26). o and down as the 1B's,
+    /// 128 x 128 in two parts of K: its prefill parity holds on them (bench/results/2026-12-06-splitk).
     prefill_rows = 128;
     prefill_queries = 32;
     prefill_keys = 128;
@@ -170,6 +171,7 @@ config tiny : llama_3_2_1b {
     /// tiles (scripts/gpu-check.sh `prefill`), where examples/llama_tiny.mk keeps one.
     prefill_cols = 16;
     prefill_ffn_cols = 16;
+    /// o's K (heads * head_dim = 64) is one K chunk: one part.
     prefill_splits = 1;
     prefill_norm_chunk = 64;
 }
