@@ -300,15 +300,12 @@ class Analyzer {
       h.ranges[d].second = std::max(h.ranges[d].second, b.ranges[d].second);
     }
     h.relative.clear();
-    bool any = false;
     for (size_t d = 0; d < std::min(a.relative.size(), b.relative.size()); ++d) {
       const RelativeRange &x = a.relative[d], &y = b.relative[d];
       if (x.input < 0 || x.input != y.input) continue;
       h.relative.resize(h.ranges.size());
       h.relative[d] = {x.input, std::min(x.lo, y.lo), std::max(x.hi, y.hi)};
-      any = true;
     }
-    if (!any) h.relative.clear();
     return h;
   }
 
@@ -334,20 +331,14 @@ class Analyzer {
     switch (s.kind) {
       case StmtKind::Let: set(s.slot, s.value ? eval(*s.value) : Value(kTop), false); break;
       case StmtKind::Assign: {
-        const Value value = s.value ? eval(*s.value) : Value(kTop);
-        Interval v = value.v;
+        Value v = s.value ? eval(*s.value) : Value(kTop);  // `=` keeps a value relative to an input
         Interval old = s.slot >= 0 && s.slot < static_cast<int>(env_.size()) ? env_[s.slot].v : kTop;
-        if (s.assign == AssignOp::Set) {
-          // Merge with the old value: the assignment may sit in a branch or a loop.
-          set(s.slot, value, true);
-          break;
-        }
         switch (s.assign) {
           case AssignOp::Set: break;
-          case AssignOp::Add: v = add(old, v); break;
-          case AssignOp::Sub: v = add(old, neg(v)); break;
-          case AssignOp::Mul: v = mul(old, v); break;
-          case AssignOp::Div: v = binary(BinaryOp::Div, old, v); break;
+          case AssignOp::Add: v = add(old, v.v); break;
+          case AssignOp::Sub: v = add(old, neg(v.v)); break;
+          case AssignOp::Mul: v = mul(old, v.v); break;
+          case AssignOp::Div: v = binary(BinaryOp::Div, old, v.v); break;
         }
         // Merge with the old value: the assignment may sit in a branch or a loop.
         set(s.slot, v, true);
