@@ -289,16 +289,48 @@ class KernelBuilder {
 
   // Whether this build streams weights through the ring, the slots' size, and the block's
   // threads. Without the ring no load is streamed (the variants forget their streamed loads).
+  // Whether a block has a bf16/f16 product of a shape the architecture's matrix instruction
+  // takes (ir::mmaMisfit), the tile lowering's condition for using it.
+  bool hasMatrixProduct(const ir::Block& block) const {
+    std::function<bool(const ir::Expr*)> inExpr = [&](const ir::Expr* e) {
+      if (!e) return false;
+      if ((e->kind == ir::ExprKind::Mma || e->kind == ir::ExprKind::MmaNt) && e->operands.size() == 2) {
+        const ir::Expr &a = *e->operands[0], &b = *e->operands[1];
+        const bool nt = e->kind == ir::ExprKind::MmaNt;
+        if (a.shape.size() == 2 && b.shape.size() == 2 && a.dtype == b.dtype && target_.hasMma(a.dtype) &&
+            !ir::mmaMisfit(target_.arch(), a.shape[0], b.shape[nt ? 0 : 1], a.shape[1]))
+          return true;
+      }
+      for (const auto& o : e->operands)
+        if (inExpr(o.get())) return true;
+      for (const auto& r : e->region)
+        if (inExpr(r.start.get())) return true;
+      return false;
+    };
+    for (const auto& st : block) {
+      if (inExpr(st->value.get()) || inExpr(st->lo.get()) || inExpr(st->hi.get())) return true;
+      if (hasMatrixProduct(st->body) || hasMatrixProduct(st->otherwise)) return true;
+    }
+    return false;
+  }
+
   std::optional<BlockShape> planBlock(bool ring) {
     const ir::TargetDesc& td = mk_.target;
     BlockShape s;
     bool streams = false;
+    bool products = false;
     for (const Variant& v : variants_) {
       streams |= !v.streamed.empty();
+      products |= v.func && hasMatrixProduct(v.func->body);
       s.needSlots = std::max(s.needSlots, v.maxStreamedPerStatement);
       s.slotBytes = std::max(s.slotBytes, v.largestStreamedBytes);
     }
-    s.ring = ring && streams;
+    // Where the loader warp goes on top of the compute threads, a step with products on the
+    // matrix instruction (a prefill) goes without the ring: their operands are copied by the
+    // compute threads, several K chunks ahead, and the loader warp would cost every thread a
+    // quarter of its registers (96 instead of 128 on sm_90a), for the few loads that stream
+    // (bench/results/2026-12-06-attn: the 1B's prefill 4.4 ms without it, 5.1 with it).
+    s.ring = ring && streams && !(products && target_.loaderWarpOnTop());
     // Without the ring no load is streamed: the compute threads read every weight themselves.
     if (!s.ring)
       for (Variant& v : variants_) {

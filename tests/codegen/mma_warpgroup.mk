@@ -9,7 +9,9 @@
 // accumulators are written back (LLVM unrolls the two iterations). With `--mma-chains 4` the four
 // k steps go to four independent sets of accumulators (the first onto the tile's, the others from
 // zero: scale-d 0), summed after a wait in the same block. With `--mma=warp` the products stay on mma.sync;
-// sm_80 has no wgmma (asking for it is an error).
+// sm_80 has no wgmma (asking for it is an error). A step of products on the matrix instruction has
+// no weight ring (backend/kernel.cpp's planBlock): no loader warp, 512 threads, and the shared
+// memory the ring would take stages four K chunks (three copies in flight: wait_group 2).
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %FileCheck %s --check-prefix=WG
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --mma=warpgroup --stdlib %stdlib | %FileCheck %s --check-prefix=WG
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --mma-chains 4 --stdlib %stdlib | %FileCheck %s --check-prefix=CH
@@ -48,6 +50,7 @@ step decode(token: i32) -> (y: f32[toks, outs]) {
 }
 
 // WG: .extern .shared .align 1024 .b8 mk_smem[];
+// WG: .maxntid 512, 1, 1
 // WG: cp.async.cg.shared.global
 // WG: fence.proxy.async.shared::cta;
 // WG-NEXT: // end inline asm
@@ -63,7 +66,7 @@ step decode(token: i32) -> (y: f32[toks, outs]) {
 // WG-NEXT: wgmma.commit_group.sync.aligned;
 // WG-NEXT: }
 // WG: cp.async.commit_group;
-// WG: cp.async.wait_group 1;
+// WG: cp.async.wait_group 2;
 // WG: wgmma.wait_group.sync.aligned 0;
 // WG: fence.proxy.async.shared::cta;
 // WG: bar.sync 1, 512;
