@@ -82,8 +82,8 @@ config llama_3_2_1b {
     /// q/k/v tasks were slower); 5.37 ms on wgmma, where 128-column gate/up tasks, 32-pair q/k/v
     /// tasks and 128 x 64 or 64 x 64 attention blocks were not faster
     /// (bench/results/2026-12-05-wgmma-check). The tiles need up to 227 KB of shared memory:
-    /// an A100 (163 KB a block) takes `--set prefill_rows=64 --set prefill_keys=64`, and the 1B
-    /// `--set prefill_ffn_cols=64` (tests/codegen/check_targets.sh); an AMDGPU build (64 KiB of LDS per workgroup) smaller
+    /// an A100 (163 KB a block) takes `--set prefill_rows=64 --set prefill_keys=64`
+    /// (tests/codegen/check_targets.sh); an AMDGPU build (64 KiB of LDS per workgroup) smaller
     /// ones, e.g. `--set chunk=128 --set prefill_rows=32 --set prefill_k_chunk=32 --set
     /// prefill_cols=16 --set prefill_queries=16 --set prefill_keys=64`
     /// (tests/codegen/check_amdgpu.sh).
@@ -95,9 +95,10 @@ config llama_3_2_1b {
     /// tile rows above): q/k/v (divides head_dim / 2), o and down, gate/up.
     prefill_qkv_cols = 16;
     prefill_cols = 128;
-    /// gate/up tasks of 128 x 256 (128 columns each of gate and up): 4.39 -> 4.32 ms (H100,
-    /// bench/results/2026-12-06-attn), once the prefill has 128 registers a thread (no weight ring).
-    prefill_ffn_cols = 128;
+    /// 128 (gate/up tasks of 128 x 256) was 4.39 -> 4.32 ms (H100, bench/results/2026-12-06-attn)
+    /// now that the prefill has 128 registers a thread; not the default until its prefill parity
+    /// has run on a GPU (an A100 would then take 64).
+    prefill_ffn_cols = 64;
     /// Tuning: o and down in this many parts of K (tasks of prefill_cols columns over K / parts),
     /// summed by the ops after them: 128 x 128 tiles in two parts read a third fewer operand bytes
     /// than 128 x 64 over all of K for as many tasks; 4.52 -> 4.42 ms (H100,

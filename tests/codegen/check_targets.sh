@@ -17,8 +17,7 @@
 #   - ptxas -arch=T -v accepts it; for the examples (the Llama models, every config) ptxas
 #     reports 0 bytes of spill stores and spill loads for every entry.
 # The Llama-3.2-1B and -8B configs are also built for an A100 (--gpu a100 --target sm_80, 163 KB
-# of shared memory a block) with the smaller prefill tiles of $A100_PREFILL, and $A100_PREFILL_1B for the
-# 1B (examples/llama.mk):
+# of shared memory a block) with the smaller prefill tiles of $A100_PREFILL (examples/llama.mk):
 # their defaults are the H200's.
 # ptxas is --ptxas PATH (`none`: behave as if there were none), else $MKDSL_PTXAS, else `ptxas`
 # on PATH, else /usr/local/cuda/bin/ptxas. Without it the ptxas
@@ -35,7 +34,6 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 mkdsl="" stdlib="$root/stdlib" targets="sm_90a sm_90 sm_80" big_ptxas=1 slow_ptxas_s=60 ptxas_opt=""
 A100_PREFILL="--set prefill_rows=64 --set prefill_keys=64"
-A100_PREFILL_1B="--set prefill_ffn_cols=64"  # the 1B's 128-column gate/up tasks; the 8B's are 112
 programs=()
 while (($#)); do
   case $1 in
@@ -96,15 +94,13 @@ for prog in "${programs[@]}"; do
   for build in $builds; do
     t=${build%@*} gpu=""
     [[ $build == *@* ]] && gpu=${build#*@}
-    a100=$A100_PREFILL
-    [[ $config == llama_3_2_1b ]] && a100+=" $A100_PREFILL_1B"
-    what="$label --target $t${gpu:+ --gpu $gpu $a100}"
+    what="$label --target $t${gpu:+ --gpu $gpu $A100_PREFILL}"
     out=$tmp/k.ptx
     meta=$tmp/k.meta.json
     rm -f "$out" "$meta"
     args=(build --stdlib "$stdlib" "$file" --emit=ptx --target "$t" -o "$out" --metadata "$meta")
     [[ -n $config ]] && args+=(--config "$config")
-    [[ -n $gpu ]] && args+=(--gpu "$gpu" $a100)
+    [[ -n $gpu ]] && args+=(--gpu "$gpu" $A100_PREFILL)
     start=$(date +%s.%N)
     "$mkdsl" "${args[@]}" >"$tmp/mk.log" 2>&1
     rc=$?
