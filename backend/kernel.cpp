@@ -287,8 +287,6 @@ class KernelBuilder {
     return out;
   }
 
-  // Whether this build streams weights through the ring, the slots' size, and the block's
-  // threads. Without the ring no load is streamed (the variants forget their streamed loads).
   // Whether a block has a bf16/f16 product of a shape the architecture's matrix instruction
   // takes (ir::mmaMisfit), the tile lowering's condition for using it.
   bool hasMatrixProduct(const ir::Block& block) const {
@@ -314,6 +312,8 @@ class KernelBuilder {
     return false;
   }
 
+  // Whether this build streams weights through the ring, the slots' size, and the block's
+  // threads. Without the ring no load is streamed (the variants forget their streamed loads).
   std::optional<BlockShape> planBlock(bool ring) {
     const ir::TargetDesc& td = mk_.target;
     BlockShape s;
