@@ -6,6 +6,17 @@ namespace mk::backend {
 
 using V = llvm::Value*;
 
+bool onMatrixInstruction(const Target& tg, const ir::Expr& e) {
+  if ((e.kind != ir::ExprKind::Mma && e.kind != ir::ExprKind::MmaNt) || e.operands.size() != 2 || !e.operands[0] ||
+      !e.operands[1])
+    return false;
+  const ir::Expr &a = *e.operands[0], &b = *e.operands[1];
+  const bool nt = e.kind == ir::ExprKind::MmaNt;
+  if (a.shape.size() != 2 || b.shape.size() != 2 || a.dtype != b.dtype || !tg.hasMma(a.dtype)) return false;
+  const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[nt ? 0 : 1];
+  return (nt ? b.shape[1] : b.shape[0]) == K && !ir::mmaMisfit(tg.arch(), M, N, K);
+}
+
 void emitIf(Builder& b, llvm::Function* fn, V cond, const std::function<void()>& then) {
   llvm::LLVMContext& c = b.getContext();
   auto* t = llvm::BasicBlock::Create(c, "then", fn);

@@ -95,6 +95,10 @@ struct Unsupported {
 void emitTask(const TaskEnv& env, const Variant& v, const TaskArgs& args, Side side);
 
 // Shared helpers of the skeleton and the tile code.
+// Whether `e` is an mma or mma_nt that runs on the target's matrix instruction: two rank-2
+// operands of one dtype the instruction takes, a shape that is a multiple of its block
+// (ir::mmaMisfit). The tile lowering uses it (tile/mma.cpp), and so does the block's plan.
+bool onMatrixInstruction(const Target& tg, const ir::Expr& e);
 // if (cond) then(), at the builder's point; the builder continues after it.
 void emitIf(Builder& b, llvm::Function* fn, llvm::Value* cond, const std::function<void()>& then);
 // for (i = lo; i < hi; i += step) body(i) over i32 with a signed compare. `unroll` > 0 caps

@@ -287,18 +287,11 @@ class KernelBuilder {
     return out;
   }
 
-  // Whether a block has a bf16/f16 product of a shape the architecture's matrix instruction
-  // takes (ir::mmaMisfit), the tile lowering's condition for using it.
+  // Whether a block has a product on the matrix instruction (onMatrixInstruction).
   bool hasMatrixProduct(const ir::Block& block) const {
     std::function<bool(const ir::Expr*)> inExpr = [&](const ir::Expr* e) {
       if (!e) return false;
-      if ((e->kind == ir::ExprKind::Mma || e->kind == ir::ExprKind::MmaNt) && e->operands.size() == 2) {
-        const ir::Expr &a = *e->operands[0], &b = *e->operands[1];
-        const bool nt = e->kind == ir::ExprKind::MmaNt;
-        if (a.shape.size() == 2 && b.shape.size() == 2 && a.dtype == b.dtype && target_.hasMma(a.dtype) &&
-            !ir::mmaMisfit(target_.arch(), a.shape[0], b.shape[nt ? 0 : 1], a.shape[1]))
-          return true;
-      }
+      if (onMatrixInstruction(target_, *e)) return true;
       for (const auto& o : e->operands)
         if (inExpr(o.get())) return true;
       for (const auto& r : e->region)

@@ -21,15 +21,13 @@ namespace mk::backend::tile {
 // since K is a multiple of 16, so the eight rows one fragment load touches start on distinct banks.
 std::optional<TileGen::MmaTiling> TileGen::mmaTiling(const Expr& e) {
   const Target& tg = *env_.target;
-  if (e.kind != ExprKind::Mma && e.kind != ExprKind::MmaNt) return std::nullopt;
+  if (!onMatrixInstruction(tg, e)) return std::nullopt;
   const Expr& a = operand(e, 0);
   const Expr& b = operand(e, 1);
   const bool nt = e.kind == ExprKind::MmaNt;
-  if (a.shape.size() != 2 || b.shape.size() != 2 || a.dtype != b.dtype || !tg.hasMma(a.dtype)) return std::nullopt;
   MmaTiling t;
   t.nt = nt;
   t.M = a.shape[0], t.K = a.shape[1], t.N = b.shape[nt ? 0 : 1];
-  if ((nt ? b.shape[1] : b.shape[0]) != t.K || ir::mmaMisfit(tg.arch(), t.M, t.N, t.K)) return std::nullopt;
   t.shape = tg.arch().mma;
   t.ld = t.K + 8;
   t.perBlock = tg.mmaAccumulators();
