@@ -82,10 +82,11 @@ config llama_3_2_1b {
     /// q/k/v tasks were slower); 5.37 ms on wgmma, where 128-column gate/up tasks, 32-pair q/k/v
     /// tasks and 128 x 64 or 64 x 64 attention blocks were not faster
     /// (bench/results/2026-12-05-wgmma-check). The tiles need up to 227 KB of shared memory:
-    /// an A100 (163 KB a block) takes `--set prefill_rows=64 --set prefill_keys=64`
+    /// an A100 (163 KB a block) takes `--set prefill_rows=64`, and this config's gate/up
+    /// `--set prefill_ffn_cols=64`
     /// (tests/codegen/check_targets.sh); an AMDGPU build (64 KiB of LDS per workgroup) smaller
     /// ones, e.g. `--set chunk=128 --set prefill_rows=32 --set prefill_k_chunk=32 --set
-    /// prefill_cols=16 --set prefill_queries=16 --set prefill_keys=64`
+    /// prefill_cols=16 --set prefill_queries=16 --set prefill_keys=64 --set prefill_norm_rows=1`
     /// (tests/codegen/check_amdgpu.sh).
     /// Rows per task of the prefill projections; divides chunk.
     prefill_rows = 128;
@@ -95,17 +96,16 @@ config llama_3_2_1b {
     /// tile rows above): q/k/v (divides head_dim / 2), o and down, gate/up.
     prefill_qkv_cols = 16;
     prefill_cols = 128;
-    /// 128 (gate/up tasks of 128 x 256) was 4.39 -> 4.32 ms (H100, bench/results/2026-12-06-attn)
-    /// now that the prefill has 128 registers a thread; not the default until its prefill parity
-    /// has run on a GPU (an A100 would then take 64).
-    prefill_ffn_cols = 64;
+    /// gate/up tasks of 128 x 256 read a quarter fewer operand bytes than 128 x 128: 4.42 ->
+    /// 4.34 ms (H100, bench/results/2026-12-06-rows).
+    prefill_ffn_cols = 128;
     /// Tuning: o and down in this many parts of K (tasks of prefill_cols columns over K / parts),
     /// summed by the ops after them: 128 x 128 tiles in two parts read a third fewer operand bytes
     /// than 128 x 64 over all of K for as many tasks; 4.52 -> 4.42 ms (H100,
     /// bench/results/2026-12-06-splitk, bench/NOTES.md 29).
     prefill_splits = 2;
-    /// Tuning: rows per task of the prefill norms (divides chunk), and the columns they sum at a
-    /// time (divides hidden).
+    /// Tuning: rows per task of the prefill norms (divides chunk; each reads its rows whole), and
+    /// the columns the sum after down adds at a time (divides hidden).
     prefill_norm_rows = 4;
     prefill_norm_chunk = 512;
     /// Tuning: queries and keys per prefill attention block; divide chunk and max_seq.
@@ -275,7 +275,7 @@ step prefill_logits(tokens: i32[chunk], pos0: i32, last: i32)
     -> (logits: f32[vocab], next: i32, row_logits: f32[chunk, vocab]) {
     let x = prefill_layers(tokens, pos0);
     let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
-    let xn = rmsnorm_rows(x, final_norm, KC = prefill_k_chunk, eps = rms_eps);
+    let xn = rmsnorm_rows(x, final_norm, eps = rms_eps);
     let rows = lm_head_logits_rows(lm_head, xn, BT = prefill_rows, KC = prefill_k_chunk);
     return (lg, nx, rows);
 }

@@ -171,7 +171,7 @@ step prefill_logits(tokens: i32[chunk], pos0: i32, last: i32)
     -> (logits: f32[vocab], next: i32, row_logits: f32[chunk, vocab]) {
     let x = prefill_layers(tokens, pos0);
     let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
-    let xn = rmsnorm_rows(x, final_norm, KC = prefill_k_chunk, eps = rms_eps);
+    let xn = rmsnorm_rows(x, final_norm, eps = rms_eps);
     let rows = lm_head_logits_rows(lm_head, xn, BT = prefill_rows, KC = prefill_k_chunk);
     return (lg, nx, rows);
 }

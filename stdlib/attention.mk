@@ -108,16 +108,17 @@ op attention_prefill<T, QD, KVH, S, Dh, BQ = 16, BK = 64>(q: bf16[T, QD], k_cach
     const G = QD / Dh / KVH;
     let h = g * G + i;
     let first = pos0 + b * BQ;
-    let qh = load q[b * BQ : +BQ, h * Dh : +Dh];
     let scale = rsqrt(Dh as f32);
-    let query = repeat_cols(iota(BQ) + first, BK);
     var m: f32[BQ] = -inf;
     var l: f32[BQ];
     var acc: f32[BQ, Dh];
     // Key block 0 holds position 0, which every row sees: m is finite after the first block.
+    // The queries are loaded in the product (again each block, from L2): so they are copied 16
+    // bytes at a time into its operand, where a `let` outside the loop would keep them as f32
+    // in shared memory and convert them element by element each block.
     for p0 in 0 .. first + BQ by BK {
-        let s = mma_nt(qh, load k_cache[g, p0 : +BK, 0 : +Dh]) * scale;
-        let keep = select(repeat_rows(iota(BK) + p0, BQ) <= query, s, -inf);
+        let s = mma_nt(load q[b * BQ : +BQ, h * Dh : +Dh], load k_cache[g, p0 : +BK, 0 : +Dh]) * scale;
+        let keep = select(repeat_rows(iota(BK) + p0, BQ) <= repeat_cols(iota(BQ) + first, BK), s, -inf);
         let m_new = max(m, row_max(keep));
         let alpha = exp(m - m_new);
         let p = exp(keep - repeat_cols(m_new, BK));

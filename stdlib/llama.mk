@@ -80,7 +80,7 @@ fn llama_head<V, D, R = 16, C = 512, eps: float = 1e-5>(x: f32[D], norm: bf16[D]
 /// attention block (BQ must divide T, BK must divide S); o and down in `SK` parts of K (std.linear's
 /// `linear_partial_rows`: SK * KC must divide their K), summed into the residual stream by the
 /// ops after them. The rows are normalised once per norm
-/// (std.norm's `rmsnorm_rows`), `NR` rows per task and `NC` columns at a time. Products run on the tensor cores with bf16 operands: the
+/// (std.norm's `rmsnorm_rows`), `NR` rows per task (the sum after down `NC` columns at a time). Products run on the tensor cores with bf16 operands: the
 /// normalised rows and the attention probabilities are rounded to bf16 here, where the decode form
 /// keeps them f32 (docs/language.md §10.1). `pos0 + T` must be at most S.
 fn llama_block_prefill<T, D, QD, KVH, S, Dh, F,
@@ -97,14 +97,14 @@ fn llama_block_prefill<T, D, QD, KVH, S, Dh, F,
     mlp_norm: bf16[D],
     w_gate_up: bf16[2 * F, D] tiled(RF, CF),
     w_down: bf16[D, F] tiled(RD, CD)) -> f32[T, D] {
-    let xn = rmsnorm_rows(x, attn_norm, BR = NR, KC = NC, eps = eps);
+    let xn = rmsnorm_rows(x, attn_norm, BR = NR, eps = eps);
     let q = qkv_rope_append_rows(w_qkv, xn, pos0, k_cache, v_cache, BN = BNQ, BT = BT, KC = KC,
         theta = theta, rope_factor = rope_factor, rope_low = rope_low,
         rope_high = rope_high, rope_orig = rope_orig);
     let a = attention_prefill(q, k_cache, v_cache, pos0, BQ = BQ, BK = BK);
     // o and down in SK parts of K each, added by the ops that read them.
     let po = linear_partial_rows(w_o, a, S = SK, BN = BNO, BT = BT, KC = KC);
-    let (h, hn) = residual_rmsnorm_rows(po, x, mlp_norm, BR = NR, KC = NC, eps = eps);
+    let (h, hn) = residual_rmsnorm_rows(po, x, mlp_norm, BR = NR, eps = eps);
     let act = swiglu_rows(w_gate_up, hn, BN = BNF, BT = BT, KC = KC);
     let pd = linear_partial_rows(w_down, act, S = SK, BN = BND, BT = BT, KC = KC);
     let y = residual_sum_rows(pd, h, BR = NR, KC = NC);

@@ -38,53 +38,33 @@ op rmsnorm_matvec<N, K, R = 16, C = 512, eps: float = 1e-5>(w: bf16[N, K] tiled(
 
 /// Prefill form of the norm ahead of the tensor-core projections: every row of the f32 hidden
 /// state `x` normalised, `y = bf16(g * (x * rsqrt(mean(x^2) + eps)))`, bf16[T, K] (the operand
-/// rounding of the prefill products: docs/language.md §10.1). Task b owns rows b*BR..; the sums of
-/// squares are taken KC columns at a time. Normalising once, apart from the projections, leaves
-/// each projection's K loop only its products, which the backend runs on its copy pipeline.
-/// Tuning: `BR` rows per task must divide T; `KC` must divide K.
-op rmsnorm_rows<T, K, BR = 1, KC = 64, eps: float = 1e-5>(x: f32[T, K], norm: bf16[K]) -> y: bf16[T, K]
+/// rounding of the prefill products: docs/language.md §10.1). Task b owns rows b*BR..: it reads
+/// them once, whole (BR x K f32 in shared memory), for the sums of squares and the output.
+/// Normalising once, apart from the projections, leaves each projection's K loop only its
+/// products, which the backend runs on its copy pipeline. Tuning: `BR` rows per task must divide T.
+op rmsnorm_rows<T, K, BR = 1, eps: float = 1e-5>(x: f32[T, K], norm: bf16[K]) -> y: bf16[T, K]
     tasks b in T / BR {
-    static_assert(K % KC == 0, "rmsnorm_rows: the K chunk KC must divide K");
     static_assert(T % BR == 0, "rmsnorm_rows: the row block BR must divide T");
-    var ss: f32[BR];
-    for k in 0 .. K by KC {
-        let xc = load x[b * BR : +BR, k : +KC];
-        ss += row_sum(xc * xc);
-    }
-    let inv_rms = rsqrt(ss / K + eps);
-    for k in 0 .. K by KC {
-        let g = repeat_rows((load norm[k : +KC]) as f32, BR);
-        store y[b * BR : +BR, k : +KC] = (g * ((load x[b * BR : +BR, k : +KC]) * repeat_cols(inv_rms, KC))) as bf16;
-    }
+    let xr = load x[b * BR : +BR, 0 : +K];
+    let inv_rms = rsqrt(row_sum(xr * xr) / K + eps);
+    store y[b * BR : +BR, 0 : +K] = (repeat_rows((load norm[0 : +K]) as f32, BR) * (xr * repeat_cols(inv_rms, K))) as bf16;
 }
 
 /// The residual stream after a split-K projection (std.linear's `linear_partial_rows`), and its
 /// norm: `h = residual + p[0] + ... + p[S - 1]` in f32, in that order, and `y` as `rmsnorm_rows`
-/// of h. Task b owns rows b*BR..; h is summed again for the norm's second pass rather than read
-/// back. Tuning: `BR` rows per task must divide T; `KC` must divide K.
-op residual_rmsnorm_rows<T, K, S, BR = 1, KC = 64, eps: float = 1e-5>(p: f32[S, T, K], residual: f32[T, K],
+/// of h. Task b owns rows b*BR..: h is summed once, whole (BR x K f32 in shared memory), for the
+/// store, the sums of squares and the output. Tuning: `BR` rows per task must divide T.
+op residual_rmsnorm_rows<T, K, S, BR = 1, eps: float = 1e-5>(p: f32[S, T, K], residual: f32[T, K],
     norm: bf16[K]) -> (h: f32[T, K], y: bf16[T, K])
     tasks b in T / BR {
-    static_assert(K % KC == 0, "residual_rmsnorm_rows: the K chunk KC must divide K");
     static_assert(T % BR == 0, "residual_rmsnorm_rows: the row block BR must divide T");
-    var ss: f32[BR];
-    for k in 0 .. K by KC {
-        var hc: f32[BR, KC] = load residual[b * BR : +BR, k : +KC];
-        for s in 0 .. S {
-            hc += load p[s, b * BR : +BR, k : +KC];
-        }
-        store h[b * BR : +BR, k : +KC] = hc;
-        ss += row_sum(hc * hc);
+    var hr: f32[BR, K] = load residual[b * BR : +BR, 0 : +K];
+    for s in 0 .. S {
+        hr += load p[s, b * BR : +BR, 0 : +K];
     }
-    let inv_rms = rsqrt(ss / K + eps);
-    for k in 0 .. K by KC {
-        var hc: f32[BR, KC] = load residual[b * BR : +BR, k : +KC];
-        for s in 0 .. S {
-            hc += load p[s, b * BR : +BR, k : +KC];
-        }
-        let g = repeat_rows((load norm[k : +KC]) as f32, BR);
-        store y[b * BR : +BR, k : +KC] = (g * (hc * repeat_cols(inv_rms, KC))) as bf16;
-    }
+    store h[b * BR : +BR, 0 : +K] = hr;
+    let inv_rms = rsqrt(row_sum(hr * hr) / K + eps);
+    store y[b * BR : +BR, 0 : +K] = (repeat_rows((load norm[0 : +K]) as f32, BR) * (hr * repeat_cols(inv_rms, K))) as bf16;
 }
 
 /// The residual stream after a split-K projection: `y = residual + p[0] + ... + p[S - 1]` in f32,
