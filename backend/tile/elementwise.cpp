@@ -142,6 +142,7 @@ V TileGen::elem(const Expr& e, V idx) {
     case ExprKind::Local: {
       const auto& L = fn_.locals.at(size_t(e.index));
       if (L.shape.empty()) return convert(L.dtype, e.dtype, readScalarLocal(e.index));
+      if (privateLocal(e.index)) return convert(L.dtype, e.dtype, readPrivate(e.index));
       return convert(L.dtype, e.dtype, readTile(localTile(e.index), idx));
     }
     case ExprKind::Load: {

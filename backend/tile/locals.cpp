@@ -7,7 +7,8 @@
 // range of a local over the whole loop when the local is referenced inside the loop and either
 // also outside it, or first read there (its value comes from the previous iteration). Two locals
 // touched by one statement never share bytes: a statement may write one while it still reads the
-// other.
+// other. A row-owned run (rows.cpp) is one statement here: its threads are not ordered between
+// its statements.
 #include <algorithm>
 
 #include "backend/tile/tile_gen.h"
@@ -19,6 +20,7 @@ namespace {
 struct Walk {
   std::vector<TileGen::LiveRange>& live;
   std::vector<TileGen::LoopSpan>& loops;  // in the order they end: inner loops first
+  const std::set<const Stmt*>& joined;    // statements of a row-owned run after its first
   int64_t at = 0;
 
   void touch(int slot, bool write) {
@@ -37,6 +39,7 @@ struct Walk {
     for (const auto& s : b) stmt(*s);
   }
   void stmt(const Stmt& s) {
+    if (joined.count(&s)) --at;  // the run is one statement
     const int64_t here = at;
     if (s.value) expr(*s.value);
     for (const auto& d : s.region)
@@ -61,7 +64,10 @@ bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) { return a0 <= b1 
 void TileGen::placeLocals() {
   live_.assign(fn_.locals.size(), LiveRange{});
   loops_.clear();
-  Walk w{live_, loops_, 0};
+  std::set<const Stmt*> joined;
+  for (const auto& [s, run] : rowRuns_)
+    if (!run.first) joined.insert(s);
+  Walk w{live_, loops_, joined, 0};
   w.block(fn_.body);
   for (const auto& [loop, head, end] : loops_)
     for (LiveRange& r : live_) {
@@ -74,7 +80,7 @@ void TileGen::placeLocals() {
   // First fit, largest first, among the locals already placed whose ranges overlap.
   std::vector<int> order;
   for (size_t s = 0; s < fn_.locals.size(); ++s)
-    if (!fn_.locals[s].shape.empty() && live_[s].first >= 0) order.push_back(int(s));
+    if (!fn_.locals[s].shape.empty() && live_[s].first >= 0 && !privateLocal(int(s))) order.push_back(int(s));
   std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return localBytes(x) > localBytes(y); });
   tileOffset_.assign(fn_.locals.size(), SmemLayout::kTiles);
   localsEnd_ = SmemLayout::kTiles;
@@ -108,7 +114,7 @@ int64_t TileGen::liveLocalsEnd(const Stmt& loop, const std::vector<int>& except)
   int64_t top = SmemLayout::kTiles;
   for (size_t slot = 0; slot < fn_.locals.size(); ++slot) {
     const LiveRange& r = live_[slot];
-    if (fn_.locals[slot].shape.empty() || r.first < 0 || !overlaps(r.first, r.last, head, end)) continue;
+    if (fn_.locals[slot].shape.empty() || privateLocal(int(slot)) || r.first < 0 || !overlaps(r.first, r.last, head, end)) continue;
     if (std::find(except.begin(), except.end(), int(slot)) != except.end()) continue;
     top = std::max(top, tileOffset_[slot] + localBytes(int(slot)));
   }

@@ -111,21 +111,23 @@ V TileGen::reduce(const Expr& e) {
   unsupported("a reduction");
 }
 
+// Two partials of row_sum/row_max/row_min (no index to keep, unlike blockReduce's).
+V TileGen::combineRow(ReduceOp op, DType accT, V x, V y) {
+  if (op == ReduceOp::Sum) return isFloat(accT) ? b_.CreateFAdd(x, y) : b_.CreateAdd(x, y);
+  const bool isMin = op == ReduceOp::Min;
+  if (isFloat(accT)) return b_.CreateBinaryIntrinsic(isMin ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum, x, y);
+  return b_.CreateSelect(isMin ? b_.CreateICmpSLT(x, y) : b_.CreateICmpSGT(x, y), x, y);
+}
+
 // row_sum/row_max/row_min of x[M, N] into an [M] temporary: each group of 32 threads takes rows
 // in turn, its lanes stride along the row, and a butterfly combines them (no shared memory or
 // barrier inside, so the rows proceed independently).
 TileGen::TileRef TileGen::rowReduce(const Expr& e) {
   const Expr& a = operand(e, 0);
   const int64_t M = a.shape.at(0), N = a.shape.at(1);
-  const bool sum = e.reduce == ReduceOp::Sum, isMin = e.reduce == ReduceOp::Min;
   const DType accT = isFloat(a.dtype) ? DType::F32 : DType::I32;
   TileRef out = allocTemp(M, e.dtype);
-  auto combine = [&](V x, V y) {
-    if (sum) return isFloat(accT) ? b_.CreateFAdd(x, y) : b_.CreateAdd(x, y);
-    if (isFloat(accT))
-      return b_.CreateBinaryIntrinsic(isMin ? llvm::Intrinsic::minnum : llvm::Intrinsic::maxnum, x, y);
-    return b_.CreateSelect(isMin ? b_.CreateICmpSLT(x, y) : b_.CreateICmpSGT(x, y), x, y);
-  };
+  auto combine = [&](V x, V y) { return combineRow(e.reduce, accT, x, y); };
   V init = reduceIdentity(e.reduce, accT);
   const int groups = T() / 32;
   V lane = b_.CreateURem(env_.tid, ci(32)), group = b_.CreateUDiv(env_.tid, ci(32));

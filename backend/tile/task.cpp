@@ -7,8 +7,9 @@
 namespace mk::backend::tile {
 
 void TileGen::run() {
-  // Tile locals get places for the whole task (shared where their live ranges are apart);
-  // temporaries stack above them.
+  // Tile locals get places for the whole task (shared where their live ranges are apart, a
+  // row-owned run counting as one statement); temporaries stack above them.
+  findRowRuns(fn_.body);
   placeLocals();
   top_ = localsEnd_;
   peak_ = localsEnd_ - SmemLayout::kTiles;
@@ -72,7 +73,9 @@ void TileGen::beginStatement() {
   scalars_.clear();
   tiles_.clear();
   ring_.clear();
-  top_ = localsEnd_;
+  // Within a row-owned run a thread may still read an earlier statement's temporaries (no
+  // barrier between them): they stay until the run ends.
+  if (!run_ || run_->first) top_ = localsEnd_;
 }
 
 void TileGen::block(const ir::Block& stmts) {
@@ -81,6 +84,7 @@ void TileGen::block(const ir::Block& stmts) {
 
 void TileGen::statement(const Stmt& s) {
   if (side_ == Side::Loader) return loaderStatement(s);
+  run_ = rowRunOf(s);
   beginStatement();
   switch (s.kind) {
     case StmtKind::For: {
@@ -149,23 +153,33 @@ void TileGen::statement(const Stmt& s) {
       tiles = true;
       const int64_t n = abi::shapeElements(L.shape);
       TileRef dst = localTile(s.slot);
+      // In a row-owned run, the elements this thread owns; else element i by thread i % T.
+      auto each = [&](const std::function<V(V)>& value, const std::function<void(V, V)>& put) {
+        if (run_) forEachOwnedElement(L.shape, value, put);
+        else forEachElement(n, value, put);
+      };
+      auto write = [&](V i, V x) {
+        if (privateLocal(s.slot)) writePrivate(s.slot, x);
+        else writeTile(dst, i, x);
+      };
+      auto read = [&](V i) { return privateLocal(s.slot) ? readPrivate(s.slot) : readTile(dst, i); };
       if (!s.value) {
-        forEachElement(n, [&](V i) { writeTile(dst, i, isFloat(L.dtype) ? cf(0) : ci(0)); });
+        each([&](V) { return isFloat(L.dtype) ? cf(0) : ci(0); }, write);
         break;
       }
       const Expr& val = *s.value;
       const bool set = s.kind == StmtKind::Let || s.assign == ir::AssignOp::Set;
       // A value that reads this local at other elements is computed in full first.
       auto value = [&](V i) { return elem(val, val.shape.empty() ? ci(0) : i); };
-      if (readsShifted(val, s.slot, false)) {
+      if (!run_ && readsShifted(val, s.slot, false)) {
         TileRef tmp = allocTemp(n, val.dtype);
         forEachElement(n, value, [&](V i, V x) { writeTile(tmp, i, x); });
         barrier();
         tiles_[&val] = tmp;
       }
-      forEachElement(n, value, [&](V i, V x) {
-        if (set) writeTile(dst, i, convert(val.dtype, L.dtype, x));
-        else writeTile(dst, i, binary(compound(s.assign), L.dtype, L.dtype, val.dtype, readTile(dst, i), x));
+      each(value, [&](V i, V x) {
+        if (set) write(i, convert(val.dtype, L.dtype, x));
+        else write(i, binary(compound(s.assign), L.dtype, L.dtype, val.dtype, read(i), x));
       });
       break;
     }
@@ -186,7 +200,10 @@ void TileGen::statement(const Stmt& s) {
     }
     default: break;
   }
-  if (tiles || !slots.empty()) barrier();
+  // A run's statements before its last read only what their own thread wrote: the warp's
+  // lanes are ordered, the block is not.
+  if (run_ && !run_->last) env_.target->warpSync(b_);
+  else if (tiles || !slots.empty()) barrier();
   finishStatement(slots);
 }
 

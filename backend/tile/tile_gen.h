@@ -146,6 +146,30 @@ class TileGen {
   V reduce(const Expr& e);
   V dot(const Expr& e);
   TileRef rowReduce(const Expr& e);
+  V combineRow(ReduceOp op, DType accT, V x, V y);
+
+  // --- Row-owned runs (rows.cpp) --------------------------------------------------------------
+  // Consecutive statements over tiles of R rows in which each row's elements are computed by one
+  // group of `lanes` threads of a warp (the same elements in every statement of the run) and
+  // rows are reduced by shuffles within the group: no statement but the last needs a barrier.
+  struct RowRun {
+    int64_t rows = 0;
+    int lanes = 0;
+    bool first = false, last = false;
+  };
+  void findRowRuns(const ir::Block& stmts);
+  const RowRun* rowRunOf(const Stmt& s) const;
+  // Each element of a tile of `shape` this thread owns in the run (rank 1: its row, computed by
+  // every lane of the group alike; rank 2: its row's columns lane, lane + lanes, ...).
+  void forEachOwnedElement(const std::vector<int64_t>& shape, const std::function<V(V)>& value,
+                           const std::function<void(V, V)>& put);
+  TileRef ownedRowReduce(const Expr& e);
+  // A local that only one run references, first by a let, at owned elements: it lives in
+  // registers (its elements this thread owns), not in shared memory.
+  void findPrivateLocals(const std::vector<const Stmt*>& members, const std::set<int>& loose);
+  bool privateLocal(int slot) const { return private_.count(slot) > 0; }
+  V readPrivate(int slot);
+  void writePrivate(int slot, V x);
 
   // --- Rowdot (rowdot.cpp) --------------------------------------------------------------------
   // How a rowdot reads its matrix: rows of `stride` elements from `base` when contiguous.
@@ -323,6 +347,11 @@ class TileGen {
   std::map<const Expr*, V> scalars_;
   std::map<const Expr*, TileRef> tiles_;
   std::map<const Expr*, V> ring_;
+  std::map<const Stmt*, RowRun> rowRuns_;
+  const RowRun* run_ = nullptr;  // the run of the statement being emitted
+  std::map<int, int64_t> private_;  // run-private locals: their elements a thread owns
+  std::map<int, std::vector<llvm::AllocaInst*>> privateSlots_;
+  int64_t ownedElement_ = 0;  // which of its owned elements a run's thread is computing
   std::vector<const LoaderLoop*> loaderLoops_;  // the loader side's enclosing K loops, innermost last
 };
 

@@ -120,7 +120,7 @@ void TileGen::prepare(const Expr& e) {
   if (e.shape.empty()) scalar(e);
   else if (e.kind == ExprKind::RowDot || e.kind == ExprKind::ColDot) tiles_[&e] = e.kind == ExprKind::RowDot ? rowdot(e) : coldot(e);
   else if (e.kind == ExprKind::Mma || e.kind == ExprKind::MmaNt) tiles_[&e] = mma(e);
-  else if (e.kind == ExprKind::RowReduce) tiles_[&e] = rowReduce(e);
+  else if (e.kind == ExprKind::RowReduce) tiles_[&e] = run_ ? ownedRowReduce(e) : rowReduce(e);
 }
 
 }  // namespace mk::backend::tile

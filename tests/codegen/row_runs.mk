@@ -1,0 +1,59 @@
+// Row-owned runs (backend/tile/rows.cpp): an online softmax over blocks of scores, as
+// std.attention's prefill has it, 64 query rows a task. The step has a product on the matrix
+// instruction, so no weight ring: 512 compute threads, 8 lanes a row. The statements from the
+// scaled scores to `l` form one run: its row max and row sum combine a group's 8 lanes by
+// shuffles (4, 2, 1; a block-wide row reduction starts at 16) with no block barrier between
+// them, and its statements are ordered by the warp's barrier; the product P V after it is not
+// in the run (it reads every row), so a block barrier precedes its staging. `s` and `keep` are
+// the run's alone and live in registers: the scores are written to shared memory once (as the
+// product's result), not three times.
+// RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %FileCheck %s
+op softmax_rows<T, D, BQ = 64, BK = 64>(q: bf16[T, D], kv: bf16[T, D]) -> o: f32[T, D]
+    tasks b in T / BQ {
+    var m: f32[BQ] = -inf;
+    var l: f32[BQ];
+    var acc: f32[BQ, D];
+    for p0 in 0 .. T by BK {
+        let s = mma_nt(load q[b * BQ : +BQ, 0 : +D], load kv[p0 : +BK, 0 : +D]) * 0.125;
+        let keep = select(repeat_rows(iota(BK) + p0, BQ) <= repeat_cols(iota(BQ) + b * BQ, BK), s, -inf);
+        let m_new = max(m, row_max(keep));
+        let alpha = exp(m - m_new);
+        let p = exp(keep - repeat_cols(m_new, BK));
+        l = l * alpha + row_sum(p);
+        acc = acc * repeat_cols(alpha, D) + mma(p as bf16, load kv[p0 : +BK, 0 : +D]);
+        m = m_new;
+    }
+    store o[b * BQ : +BQ, 0 : +D] = acc / repeat_cols(l, D);
+}
+
+config small {
+    toks = 128;
+    dim = 64;
+}
+
+weight q: bf16[toks, dim] = "q.weight";
+weight kv: bf16[toks, dim] = "kv.weight";
+
+step decode(token: i32) -> (o: f32[toks, dim]) {
+    let o = softmax_rows(q, kv);
+    return (o);
+}
+
+// CHECK: .maxntid 512, 1, 1
+// The row max: three shuffles within the row's 8 lanes.
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
+// CHECK-NOT: bar.sync
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+// CHECK-NOT: bar.sync
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// CHECK-NOT: bar.sync
+// CHECK: bar.warp.sync -1;
+// CHECK-NOT: bar.sync
+// The row sum, in the same run.
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
+// CHECK-NOT: bar.sync
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// CHECK-NOT: bar.sync
+// The run's last statement, then P V's staging of every row.
+// CHECK: bar.sync 1, 512;
+// CHECK: wgmma.mma_async
