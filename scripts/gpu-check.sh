@@ -459,7 +459,7 @@ for r in "${RESULTS[@]}"; do [ "$r" = PASS ] || [ "$r" = SKIP ] || [ "$r" = INFO
 {
   echo "# mkdsl GPU checks"
   echo
-  echo "Command (device tool \`run\`, kind nvidia-h200, carry [\"build-gpu\"]): \`${CHECKS:+CHECKS=\"$CHECKS\" }bash scripts/gpu-check.sh\`,"
+  echo "Command (device tool \`run\` on the GPU below, carry [\"build-gpu\"]): \`${CHECKS:+CHECKS=\"$CHECKS\" }bash scripts/gpu-check.sh\`,"
   echo "after \`bash scripts/gpu-prepare.sh\` on the build machine."
   echo
   echo "- date: $(date -u +%FT%TZ); total $(( $(date +%s) - START )) s of the command"

@@ -196,16 +196,21 @@ void TileGen::findPrivateLocals(const std::vector<const Stmt*>& members, const s
   }
 }
 
-V TileGen::readPrivate(int slot) {
-  return b_.CreateLoad(repr(fn_.locals.at(size_t(slot)).dtype), privateSlots_.at(slot).at(size_t(ownedElement_)));
-}
-
-void TileGen::writePrivate(int slot, V x) {
+// The register of a private local's element that the thread is at: an [R] local's one element
+// wherever it is read (a [R, C] statement reads it through repeat_cols at every column).
+llvm::AllocaInst* TileGen::privateElement(int slot) {
+  const auto& L = fn_.locals.at(size_t(slot));
   auto& slots = privateSlots_[slot];
   if (slots.empty())
-    for (int64_t j = 0; j < private_.at(slot); ++j) slots.push_back(entryAlloca(repr(fn_.locals.at(size_t(slot)).dtype)));
-  b_.CreateStore(x, slots.at(size_t(ownedElement_)));
+    for (int64_t j = 0; j < private_.at(slot); ++j) slots.push_back(entryAlloca(repr(L.dtype)));
+  return slots.at(L.shape.size() == 1 ? 0 : size_t(ownedElement_));
 }
+
+V TileGen::readPrivate(int slot) {
+  return b_.CreateLoad(repr(fn_.locals.at(size_t(slot)).dtype), privateElement(slot));
+}
+
+void TileGen::writePrivate(int slot, V x) { b_.CreateStore(x, privateElement(slot)); }
 
 const TileGen::RowRun* TileGen::rowRunOf(const Stmt& s) const {
   auto it = rowRuns_.find(&s);

@@ -168,6 +168,7 @@ class TileGen {
   // registers (its elements this thread owns), not in shared memory.
   void findPrivateLocals(const std::vector<const Stmt*>& members, const std::set<int>& loose);
   bool privateLocal(int slot) const { return private_.count(slot) > 0; }
+  llvm::AllocaInst* privateElement(int slot);
   V readPrivate(int slot);
   void writePrivate(int slot, V x);
 

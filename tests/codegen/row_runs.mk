@@ -4,9 +4,10 @@
 // scaled scores to `l` form one run: its row max and row sum combine a group's 8 lanes by
 // shuffles (4, 2, 1; a block-wide row reduction starts at 16) with no block barrier between
 // them, and its statements are ordered by the warp's barrier; the product P V after it is not
-// in the run (it reads every row), so a block barrier precedes its staging. `s` and `keep` are
-// the run's alone and live in registers: the scores are written to shared memory once (as the
-// product's result), not three times.
+// in the run (it reads every row), so a block barrier precedes its staging. `s`, `keep`, `m_new`
+// and `alpha` are the run's alone and live in registers (`alpha` an [R] local read at every
+// column of `acc`'s rows): the scores are written to shared memory once (as the product's
+// result), not three times.
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %FileCheck %s
 op softmax_rows<T, D, BQ = 64, BK = 64>(q: bf16[T, D], kv: bf16[T, D]) -> o: f32[T, D]
     tasks b in T / BQ {
@@ -20,10 +21,22 @@ op softmax_rows<T, D, BQ = 64, BK = 64>(q: bf16[T, D], kv: bf16[T, D]) -> o: f32
         let alpha = exp(m - m_new);
         let p = exp(keep - repeat_cols(m_new, BK));
         l = l * alpha + row_sum(p);
-        acc = acc * repeat_cols(alpha, D) + mma(p as bf16, load kv[p0 : +BK, 0 : +D]);
+        acc = acc * repeat_cols(alpha, D);
         m = m_new;
+        acc += mma(p as bf16, load kv[p0 : +BK, 0 : +D]);
     }
     store o[b * BQ : +BQ, 0 : +D] = acc / repeat_cols(l, D);
+}
+
+// A run ends where a statement reads a local of the run at another row's element: `c` reads `m`
+// across rows (repeat_rows), so `m`'s row max stays a run of its own (with `a`) and a block
+// barrier orders it before `c`.
+op across_rows<R = 64>(x: f32[R, R]) -> y: f32[R, R]
+    tasks t in 1 {
+    let a = load x[0 : +R, 0 : +R] * 2.0;
+    let m = row_max(a);
+    let c = repeat_rows(m, R) + a;
+    store y[0 : +R, 0 : +R] = c;
 }
 
 config small {
@@ -33,14 +46,23 @@ config small {
 
 weight q: bf16[toks, dim] = "q.weight";
 weight kv: bf16[toks, dim] = "kv.weight";
+weight x: f32[dim, dim] = "x.weight";
 
-step decode(token: i32) -> (o: f32[toks, dim]) {
+step decode(token: i32) -> (y: f32[dim, dim], o: f32[toks, dim]) {
+    let y = across_rows(x);
     let o = softmax_rows(q, kv);
-    return (o);
+    return (y, o);
 }
 
 // CHECK: .maxntid 512, 1, 1
-// The row max: three shuffles within the row's 8 lanes.
+// across_rows: `a` and its row max are a run; nothing reads `m` back before the block barrier.
+// CHECK: bar.warp.sync -1;
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// CHECK-NOT: ld.shared
+// CHECK: bar.sync 1, 512;
+// softmax_rows: the scores' product, then the row max: three shuffles within the row's 8 lanes.
+// CHECK: wgmma.mma_async
 // CHECK: shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
 // CHECK-NOT: bar.sync
 // CHECK: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
