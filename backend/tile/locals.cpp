@@ -76,6 +76,12 @@ void TileGen::placeLocals() {
       if (inside && r.definedFirst) continue;
       r.first = std::min(r.first, head), r.last = std::max(r.last, end);
     }
+  // A run is one statement here, so a local all of whose references are in one run and that its
+  // let defines first has one point of life: it stays in registers (rows.cpp).
+  for (const auto& [slot, owned] : privateCandidates_) {
+    const LiveRange& r = live_[size_t(slot)];
+    if (r.first == r.last && r.definedFirst) private_[slot] = owned;
+  }
 
   // First fit, largest first, among the locals already placed whose ranges overlap.
   std::vector<int> order;

@@ -29,8 +29,7 @@ struct RowCheck {
   bool ok = true;
   bool blockWide = false;   // holds a product (computed by the whole block first)
   bool rowReduce = false;
-  std::set<int> owned;      // tile locals read at the thread's own element
-  std::set<int> loose;      // tile locals read at other elements
+  std::set<int> loose;      // tile locals read at other elements (not at the thread's own)
 
   bool rowsOk(const std::vector<int64_t>& shape) const {
     if (shape.size() == 1) return shape[0] == rows;
@@ -52,7 +51,7 @@ struct RowCheck {
       case ExprKind::Iota: return;
       case ExprKind::Local: {
         if (fn.locals.at(size_t(e.index)).shape.empty()) return;
-        (own ? owned : loose).insert(e.index);
+        if (!own) loose.insert(e.index);
         return;
       }
       case ExprKind::Load: return children(false);
@@ -109,7 +108,12 @@ void TileGen::findRowRuns(const ir::Block& stmts) {
     if (run && run->members.size() >= 2 && run->rowReduce) {
       for (size_t i = 0; i < run->members.size(); ++i)
         rowRuns_[run->members[i]] = {run->rows, run->lanes, i == 0, i + 1 == run->members.size()};
-      findPrivateLocals(run->members, run->loose);
+      // Its lets that it reads only at owned elements may live in registers (placeLocals decides).
+      for (const Stmt* m : run->members) {
+        const auto& shape = fn_.locals.at(size_t(m->slot)).shape;
+        if (m->kind == StmtKind::Let && !shape.empty() && !run->loose.count(m->slot))
+          privateCandidates_[m->slot] = shape.size() == 1 ? 1 : shape[1] / run->lanes;
+      }
     }
     run.reset();
   };
@@ -160,40 +164,6 @@ void TileGen::findRowRuns(const ir::Block& stmts) {
     }
   }
   close();
-}
-
-namespace {
-
-// The statements of `b` (and of the blocks inside them) that reference local `slot`, in order.
-void referencing(const ir::Block& b, int slot, std::vector<const Stmt*>& out) {
-  for (const auto& s : b) {
-    bool here = (s->kind == StmtKind::Let || s->kind == StmtKind::Assign || s->kind == StmtKind::For) && s->slot == slot;
-    for (const Expr* e : {s->value.get(), s->lo.get(), s->hi.get()}) here = here || (e && TileGen::reads(*e, slot));
-    for (const auto& d : s->region) here = here || (d.start && TileGen::reads(*d.start, slot));
-    if (here) out.push_back(s.get());
-    referencing(s->body, slot, out);
-    referencing(s->otherwise, slot, out);
-  }
-}
-
-}  // namespace
-
-void TileGen::findPrivateLocals(const std::vector<const Stmt*>& members, const std::set<int>& loose) {
-  std::set<int> candidates;
-  for (const Stmt* s : members)
-    if (s->kind == StmtKind::Let && !fn_.locals.at(size_t(s->slot)).shape.empty()) candidates.insert(s->slot);
-  for (int slot : candidates) {
-    if (loose.count(slot)) continue;
-    std::vector<const Stmt*> refs;
-    referencing(fn_.body, slot, refs);
-    const bool inRun = std::all_of(refs.begin(), refs.end(), [&](const Stmt* s) {
-      return std::find(members.begin(), members.end(), s) != members.end();
-    });
-    // The first reference is its let (the run's statements are in order in refs too).
-    if (!inRun || refs.empty() || refs.front()->kind != StmtKind::Let || refs.front()->slot != slot) continue;
-    const auto& shape = fn_.locals.at(size_t(slot)).shape;
-    private_[slot] = shape.size() == 1 ? 1 : shape[1] / rowRuns_.at(members.front()).lanes;
-  }
 }
 
 // The register of a private local's element that the thread is at: an [R] local's one element

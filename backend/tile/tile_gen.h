@@ -166,7 +166,6 @@ class TileGen {
   TileRef ownedRowReduce(const Expr& e);
   // A local that only one run references, first by a let, at owned elements: it lives in
   // registers (its elements this thread owns), not in shared memory.
-  void findPrivateLocals(const std::vector<const Stmt*>& members, const std::set<int>& loose);
   bool privateLocal(int slot) const { return private_.count(slot) > 0; }
   llvm::AllocaInst* privateElement(int slot);
   V readPrivate(int slot);
@@ -350,7 +349,9 @@ class TileGen {
   std::map<const Expr*, V> ring_;
   std::map<const Stmt*, RowRun> rowRuns_;
   const RowRun* run_ = nullptr;  // the run of the statement being emitted
-  std::map<int, int64_t> private_;  // run-private locals: their elements a thread owns
+  // A run's lets read only at owned elements, and the elements a thread owns of each: private
+  // (private_) where placeLocals finds every reference in the run, the let first.
+  std::map<int, int64_t> privateCandidates_, private_;
   std::map<int, std::vector<llvm::AllocaInst*>> privateSlots_;
   int64_t ownedElement_ = 0;  // which of its owned elements a run's thread is computing
   std::vector<const LoaderLoop*> loaderLoops_;  // the loader side's enclosing K loops, innermost last
