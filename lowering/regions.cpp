@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 namespace mk::lowering {
 
@@ -98,6 +99,8 @@ class Analyzer {
   TaskAccess run() {
     exec(func_.body);
     TaskAccess out;
+    int64_t zeroBytes = 0;
+    bool zeroUnknown = false;
     // Bytes moved: the tiles actually loaded and stored, counted per loop trip, where every
     // enclosing trip count is known; otherwise the whole box. A lookup at a run-time index (an
     // embedding row, a cache position) moves its tile, not the region it might touch.
@@ -110,9 +113,14 @@ class Analyzer {
         if (auto t = traffic.find(tensor); t != traffic.end() && t->second >= 0) elements = std::min(elements, t->second);
         else if (t != traffic.end()) out.bytesExact = false;
         out.bytes += elements * dtypeBytes(graph_.tensors[tensor].dtype);
+        const auto& atZero = side == &reads_ ? readTrafficAtZero_ : writeTrafficAtZero_;
+        auto z = atZero.find(tensor);
+        if (z == atZero.end() || z->second < 0) zeroUnknown = true;
+        else zeroBytes += std::min(elements, z->second) * dtypeBytes(graph_.tensors[tensor].dtype);
         auto& regions = side == &reads_ ? out.reads : out.writes;
         regions.insert(regions.end(), boxes.begin(), boxes.end());
       }
+    out.bytesAtZero = zeroUnknown ? -1 : zeroBytes;
     out.flops = flops_;
     return out;
   }
@@ -255,6 +263,9 @@ class Analyzer {
     // -1 marks a tensor touched inside a loop of unknown length: fall back to its box.
     if (!tripsKnown_ || t->second < 0) t->second = -1;
     else t->second = saturate(__int128(t->second) + __int128(tile) * trips_);
+    auto [z, zfirst] = (write ? writeTrafficAtZero_ : readTrafficAtZero_).try_emplace(tensor, 0);
+    if (tripsAtZero_ < 0 || z->second < 0) z->second = -1;
+    else z->second = saturate(__int128(z->second) + __int128(tile) * tripsAtZero_);
     addBox((write ? writes_ : reads_)[tensor], std::move(box));
   }
 
@@ -315,6 +326,7 @@ class Analyzer {
     for (int64_t d : graph_.tensors[tensor].shape) box.ranges.push_back({0, d});
     addBox(reads_[tensor], std::move(box));
     readTraffic_.try_emplace(tensor, 1);
+    readTrafficAtZero_.try_emplace(tensor, 1);
   }
 
   void set(int slot, Value v, bool merge) {
@@ -403,17 +415,30 @@ class Analyzer {
     int64_t trips = 1;  // the most iterations, where the bounds are known
     if (s.step > 0 && !infinite(lo.lo) && !infinite(hi.hi))
       trips = std::max<int64_t>(0, (hi.hi - lo.lo + s.step - 1) / s.step);
-    int64_t savedTrips = trips_, f0 = flops_;
+    // With the step inputs at zero a bound relative to one is its offset.
+    auto atZero = [](const Value& x) -> std::optional<int64_t> {
+      if (x.input >= 0 && x.rel.exact()) return x.rel.lo;
+      if (x.input < 0 && x.v.exact()) return x.v.lo;
+      return std::nullopt;
+    };
+    const std::optional<int64_t> lo0 = atZero(from), hi0 = atZero(to);
+    int64_t savedTrips = trips_, f0 = flops_, savedTripsAtZero = tripsAtZero_;
     bool savedKnown = tripsKnown_;
-    auto r0 = readTraffic_, w0 = writeTraffic_;
+    auto r0 = readTraffic_, w0 = writeTraffic_, rz0 = readTrafficAtZero_, wz0 = writeTrafficAtZero_;
     trips_ = trips_ * std::max<int64_t>(trips, 1);
     tripsKnown_ = tripsKnown_ && s.step > 0 && !infinite(lo.lo) && !infinite(hi.hi);
+    if (tripsAtZero_ >= 0 && s.step > 0 && lo0 && hi0)
+      tripsAtZero_ = saturate(__int128(tripsAtZero_) * std::max<int64_t>(0, (*hi0 - *lo0 + s.step - 1) / s.step));
+    else
+      tripsAtZero_ = -1;
     std::vector<Value> in = env_;  // the state at the top of the body
     for (int pass = 0;; ++pass) {
       env_ = in;
       flops_ = f0;
       readTraffic_ = r0;
       writeTraffic_ = w0;
+      readTrafficAtZero_ = rz0;
+      writeTrafficAtZero_ = wz0;
       set(s.slot, var, false);
       exec(s.body);
       bool changed = false;
@@ -429,6 +454,7 @@ class Analyzer {
     }
     trips_ = savedTrips;
     tripsKnown_ = savedKnown;
+    tripsAtZero_ = savedTripsAtZero;
     if (trips == 0) flops_ = f0;
     // `in` covers zero iterations (the entry state) and every later one.
     bool hasSlot = s.slot >= 0 && s.slot < static_cast<int>(env_.size());
@@ -447,6 +473,8 @@ class Analyzer {
   int64_t trips_ = 1;               // product of the enclosing loops' trip counts
   bool tripsKnown_ = true;          // whether every enclosing loop's trip count is known
   std::map<int, int64_t> readTraffic_, writeTraffic_;  // elements per tensor; -1: unknown
+  int64_t tripsAtZero_ = 1;  // the same product with the step inputs at zero; -1: unknown
+  std::map<int, int64_t> readTrafficAtZero_, writeTrafficAtZero_;  // the same, inputs at zero
 };
 
 void largestLoad(const Expr& e, const TileFunc& f, int64_t& best) {

@@ -18,6 +18,10 @@ struct TaskAccess {
   // False when a tensor touched in a loop whose trip count is known only at run time (an
   // attention loop up to `pos`) was counted by its whole boxes: `bytes` is then an upper bound.
   bool bytesExact = true;
+  // The bytes moved with every step input at zero (a prompt's first chunk, at position 0), where
+  // each loop's trip count is known then (an attention's keys up to `pos0 + b * BQ`); else -1.
+  // Tasks whose `bytes` is only a bound differ by this much in what they do.
+  int64_t bytesAtZero = -1;
   int64_t flops = 0;  // 2 * matrix-operand elements of Dot/RowDot/ColDot (2 M N K of Mma/MmaNt), times known trip counts
 };
 

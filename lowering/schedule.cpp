@@ -67,6 +67,12 @@ class Scheduler {
   }
 
  private:
+  // Tasks get their ids node by node, in the grid's row-major order, except where a node's tasks
+  // move only a bound's worth of bytes known (an attention over keys up to a run-time position,
+  // each bounded by the whole cache): they are weighed by their bytes with the step inputs at zero
+  // (each query block's keys up to its own rows) and, where those differ, numbered longest first.
+  // Ids are the global order every queue follows (ir/verify.h), so placement (place()) then deals
+  // the long tasks out first and none of them meets another on one SM late in the node.
   void makeTasks() {
     const Graph& g = mk_.graph;
     for (size_t n = 0; n < g.nodes.size(); ++n) {
@@ -75,6 +81,7 @@ class Scheduler {
       int64_t count = node.func ? node.func->taskCount() : 0;
       nodeCount_.push_back(static_cast<int>(count));
       const Shape& grid = node.func ? node.func->taskGrid : Shape{};
+      std::vector<std::pair<std::vector<int64_t>, TaskAccess>> tasks;
       std::vector<int64_t> index(grid.size(), 0);
       for (int64_t k = 0; k < count; ++k) {
         // Row-major: the last dimension varies fastest.
@@ -82,16 +89,26 @@ class Scheduler {
           index[d] = static_cast<int64_t>(rest) % grid[d];
           rest /= grid[d];
         }
-        TaskAccess a = analyzeTask(g, node, index);
+        tasks.emplace_back(index, analyzeTask(g, node, index));
+      }
+      const bool bounded = !tasks.empty() && std::all_of(tasks.begin(), tasks.end(), [](const auto& t) {
+        return !t.second.bytesExact && t.second.bytesAtZero >= 0;
+      });
+      auto weight = [&](const TaskAccess& a) { return std::max<int64_t>(bounded ? a.bytesAtZero : a.bytes, 1); };
+      if (bounded)
+        std::stable_sort(tasks.begin(), tasks.end(),
+                         [&](const auto& x, const auto& y) { return weight(x.second) > weight(y.second); });
+      for (auto& [taskIndex, a] : tasks) {
         Task t;
         t.id = static_cast<int>(mk_.tasks.size());
         t.node = static_cast<int>(n);  // a position in graph.nodes (normally equal to node.id)
-        t.index = index;
+        t.index = taskIndex;
         t.reads = std::move(a.reads);
         t.writes = std::move(a.writes);
         t.bytes = a.bytes;
         t.bytesExact = a.bytesExact;
         t.flops = a.flops;
+        placeWeight_.push_back(weight(a));
         mk_.tasks.push_back(std::move(t));
       }
     }
@@ -196,12 +213,11 @@ class Scheduler {
     return s;
   }
 
-  // Node by node, each task goes to the SM with the fewest bytes of this node so far, then the
-  // fewest bytes of the whole step so far, then the lowest number. The tasks of one op mostly
-  // wait for the previous op and are waited for by the next as a whole, so what bounds a step is
-  // each op's busiest SM: balancing only the step's total would let one SM take two tasks of an op
-  // while another takes none (and read-region estimates that depend on run-time values, such as
-  // an attention's whole cache, would skew it further). A task of zero estimated bytes counts one.
+  // Node by node, each task goes to the SM with the least weight (makeTasks: its bytes, or its
+  // bytes with the inputs at zero) of this node so far, then the fewest bytes of the whole step so
+  // far, then the lowest number. The tasks of one op mostly wait for the previous op and are
+  // waited for by the next as a whole, so what bounds a step is each op's busiest SM: balancing
+  // only the step's total would let one SM take two tasks of an op while another takes none.
   void place() {
     const int sms = std::max(1, mk_.target.sms);
     std::vector<int64_t> total(sms, 0), here(sms, 0);
@@ -216,9 +232,8 @@ class Scheduler {
       for (int sm = 1; sm < sms; ++sm)
         if (std::pair(here[sm], total[sm]) < std::pair(here[best], total[best])) best = sm;
       t.sm = best;
-      const int64_t bytes = std::max<int64_t>(t.bytes, 1);
-      here[best] += bytes;
-      total[best] += bytes;
+      here[best] += placeWeight_[size_t(t.id)];
+      total[best] += std::max<int64_t>(t.bytes, 1);
       mk_.queues[best].push_back(t.id);
     }
   }
@@ -260,6 +275,7 @@ class Scheduler {
 
   Megakernel mk_;
   std::vector<int> nodeFirst_, nodeCount_;  // per node: its first task id and task count
+  std::vector<int64_t> placeWeight_;        // per task: what place() balances within a node
   std::vector<int> wholeCounter_;           // per node: the counter of all its tasks, or -1
   std::map<std::vector<int>, int> interned_;  // producer set -> counter
 };

@@ -150,6 +150,50 @@ TEST_CASE("regions: a loop to a run-time bound counts its whole boxes, as an upp
   CHECK(a.bytes == (16 + 4) * 4);
 }
 
+// A causal attention's shape: task t reads the keys up to `pos + 4 (t + 1)`, so its bytes are only
+// bounded (the whole cache) but with the step input at zero they are t + 1 trips of a tile, and
+// the node's tasks are numbered and placed longest first.
+TEST_CASE("schedule: tasks over keys up to a run-time position are weighed at position zero, longest first") {
+  GraphBuilder b;
+  int cache = b.tensor("cache", Tensor::State, {64});
+  int y = b.tensor("y", Tensor::Activation, {4});
+  // for p in 0 .. pos + 4 (t + 1) by 4 { y[t] = sum(cache[p : +4]) }
+  b.node(func("causal", {inParam("cache", {64}), scalarParam("pos"), outParam("y", {4})}, {4}, i32Locals(1),
+              loop(0, constant(0), add(scalar(1), mul(add(taskIndex(0), constant(1)), constant(4))), 4,
+                   store(2, sum(load(0, DType::F32, dim(local(0), 4))), dim(taskIndex(0), 0)))),
+         {cache, -1, y})
+      .scalars[1] = {ScalarArg::Input, 0, 0};
+  for (int t = 0; t < 4; ++t) {
+    CAPTURE(t);
+    lowering::TaskAccess a = lowering::analyzeTask(b.g, b.g.nodes[0], {t});
+    CHECK_FALSE(a.bytesExact);
+    CHECK(a.bytes == (64 + 1) * 4);
+    CHECK(a.bytesAtZero == (4 * (t + 1) + 1) * 4);
+  }
+  Megakernel mk = lowering::schedule(b.g, twoSms());
+  REQUIRE(mk.tasks.size() == 4);
+  for (int id = 0; id < 4; ++id) CHECK(mk.tasks[size_t(id)].index == std::vector<int64_t>{3 - id});
+  // Weights 68, 52, 36, 20: the two longest apart, then each SM's total evened (88 and 88).
+  CHECK(mk.queues == std::vector<std::vector<int>>{{0, 3}, {1, 2}});
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  CHECK(verify(mk, diags));
+
+  // A bound not known at zero either (`pos / 8`, as a decode's split of the cache) leaves the
+  // estimate unknown, and the tasks in grid order.
+  GraphBuilder c;
+  cache = c.tensor("cache", Tensor::State, {64});
+  y = c.tensor("y", Tensor::Activation, {4});
+  c.node(func("split", {inParam("cache", {64}), scalarParam("pos"), outParam("y", {4})}, {4}, i32Locals(1),
+              loop(0, mul(taskIndex(0), binary(BinaryOp::Div, scalar(1), constant(8))), constant(64), 4,
+                   store(2, sum(load(0, DType::F32, dim(local(0), 4))), dim(taskIndex(0), 0)))),
+         {cache, -1, y})
+      .scalars[1] = {ScalarArg::Input, 0, 0};
+  CHECK(lowering::analyzeTask(c.g, c.g.nodes[0], {1}).bytesAtZero == -1);
+  mk = lowering::schedule(c.g, twoSms());
+  for (int id = 0; id < 4; ++id) CHECK(mk.tasks[size_t(id)].index == std::vector<int64_t>{id});
+}
+
 TEST_CASE("regions: disjoint boxes stay apart, touching ones merge, more than four fold into one") {
   GraphBuilder b;
   int x = b.tensor("x", Tensor::Input, {8, 8});
