@@ -195,13 +195,17 @@ void TileGen::stageMmaB(const Expr& b, const MmaTiling& t, V sb) {
 }
 
 // Writes a and b from `base` (a's M rows, then b's N rows) and ends with a barrier.
+// An operand a loop copies ahead (pipeline.cpp) is there already once its copies have landed: the
+// wait leaves the next iteration's group in flight.
 Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base) {
-  V sb = stagedB(t, base);
-  stageMmaA(operand(e, 0), t, base);
-  stageMmaB(operand(e, 1), t, sb);
+  V sa = pipelinedOperand(operand(e, 0)), sb = pipelinedOperand(operand(e, 1));
+  const bool copiedAhead = sa || sb;
+  if (!sa) stageMmaA(operand(e, 0), t, sa = base);
+  if (!sb) stageMmaB(operand(e, 1), t, sb = stagedB(t, base));
+  if (copiedAhead) env_.target->asyncCopiesWait(b_, 1);
   if (t.group) env_.target->fenceSharedForGroupMma(b_);
   barrier();
-  return {operand(e, 0).dtype, base, t.ld, sb, t.ld};
+  return {operand(e, 0).dtype, sa, t.ld, sb, t.ld};
 }
 
 // Tile j of this warp is tile warp + j * warps, when there is one; accumulator q of block (r, c)

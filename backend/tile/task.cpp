@@ -93,6 +93,7 @@ void TileGen::statement(const Stmt& s) {
       V lo = convert(s.lo->dtype, DType::I32, scalar(*s.lo)), hi = convert(s.hi->dtype, DType::I32, scalar(*s.hi));
       const DType t = fn_.locals.at(size_t(s.slot)).dtype;
       const std::vector<const Expr*> ahead = iterationLoads(s);
+      if (std::vector<LoopOperand> ops = loopOperands(s, lo); !ops.empty()) return pipelinedLoop(s, lo, hi, std::move(ops), ahead);
       if (!ahead.empty()) when(b_.CreateICmpSLT(lo, hi), [&] { prefetchIteration(s, ahead, lo); });
       loop(lo, hi, ci(s.step), [&](V i) {
         if (!ahead.empty()) {

@@ -268,6 +268,26 @@ class TileGen {
   bool mmaAccumulatingLoop(const Stmt& loopStmt);
   void accumulateMmaStatement(const Stmt& s, const std::vector<V>& ringSlots);
 
+  // --- A loop's product operands copied an iteration ahead (pipeline.cpp) ----------------------
+  struct LoopOperand {
+    const Expr* load = nullptr;  // a product's operand: rows in global memory
+    MmaTiling t;                 // its product's
+    int64_t rows = 0, rowElements = 0;  // as copyMmaRows takes them
+    int64_t bytes = 0;           // a buffer's: the staged operand's (an N-major b is K rows of N)
+    bool invariant = false;      // a region the loop does not move: copied once, before it
+    int64_t buffers[2] = {0, 0}; // its buffers' offsets (one when invariant)
+  };
+  struct LoopPipeline {
+    std::vector<LoopOperand> operands;
+    V turn = nullptr;  // this iteration's buffer, 0 or 1
+  };
+  std::vector<LoopOperand> loopOperands(const Stmt& loopStmt, V lo);
+  void copyLoopOperands(const Stmt& loopStmt, const std::vector<LoopOperand>& ops, V value, V restore, V turn,
+                        bool invariants);
+  void pipelinedLoop(const Stmt& loopStmt, V lo, V hi, std::vector<LoopOperand> ops, std::vector<const Expr*> ahead);
+  V pipelinedOperand(const Expr& x);  // where this iteration's copy of `x` is staged, or null
+  const LoopPipeline* pipeline_ = nullptr;
+
   // --- The streamed matvec loop (matvec.cpp) --------------------------------------------------
   struct VectorSource {
     const Expr* tile = nullptr;  // a tile local (f32 in shared memory) ...

@@ -1,10 +1,11 @@
 // Row-owned runs (backend/tile/rows.cpp): an online softmax over blocks of scores, as
-// std.attention's prefill has it, 64 query rows a task. The step has a product on the matrix
-// instruction, so no weight ring: 512 compute threads, 8 lanes a row. The statements from the
+// std.attention's prefill has it, 64 query rows a task. Neither step streams a weight (the
+// second has a product on the matrix instruction), so no ring: 512 compute threads, 8 lanes a row. The statements from the
 // scaled scores to `l` form one run: its row max and row sum combine a group's 8 lanes by
 // shuffles (4, 2, 1; a block-wide row reduction starts at 16) with no block barrier between
 // them, and its statements are ordered by the warp's barrier; the product P V after it is not
-// in the run (it reads every row), so a block barrier precedes its staging. `s`, `keep`, `m_new`
+// in the run (it reads every row), so a block barrier precedes it; its values are copied an
+// iteration ahead (backend/tile/pipeline.cpp). `s`, `keep`, `m_new`
 // and `alpha` are the run's alone and live in registers (`alpha` an [R] local read at every
 // column of `acc`'s rows): the scores are written to shared memory once (as the product's
 // result), not three times.
@@ -46,21 +47,26 @@ config small {
 
 weight q: bf16[toks, dim] = "q.weight";
 weight kv: bf16[toks, dim] = "kv.weight";
-weight x: f32[dim, dim] = "x.weight";
 
-step decode(token: i32) -> (y: f32[dim, dim], o: f32[toks, dim]) {
-    let y = across_rows(x);
-    let o = softmax_rows(q, kv);
-    return (y, o);
+// One op a step, so that each is checked in its own entry whatever order LLVM lays blocks in.
+// (x a step input: a weight would stream through the ring of a step without a product.)
+step decode(token: i32, x: f32[dim, dim]) -> (y: f32[dim, dim]) {
+    return across_rows(x);
 }
 
-// CHECK: .maxntid 512, 1, 1
+step attend(token: i32) -> (o: f32[toks, dim]) {
+    return softmax_rows(q, kv);
+}
+
+// CHECK-LABEL: .entry mk_step(
 // across_rows: `a` and its row max are a run; nothing reads `m` back before the block barrier.
 // CHECK: bar.warp.sync -1;
 // CHECK: shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
 // CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
 // CHECK-NOT: ld.shared
 // CHECK: bar.sync 1, 512;
+// CHECK-LABEL: .entry mk_step_attend(
+// CHECK: .maxntid 512, 1, 1
 // softmax_rows: the scores' product, then the row max: three shuffles within the row's 8 lanes.
 // CHECK: wgmma.mma_async
 // CHECK: shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
@@ -76,6 +82,8 @@ step decode(token: i32) -> (y: f32[dim, dim], o: f32[toks, dim]) {
 // CHECK-NOT: bar.sync
 // CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
 // CHECK-NOT: bar.sync
-// The run's last statement, then P V's staging of every row.
+// The run's last statement, then P V, its values already copied: their group waited for, one
+// (the next iteration's) left in flight.
 // CHECK: bar.sync 1, 512;
+// CHECK: cp.async.wait_group 1;
 // CHECK: wgmma.mma_async
