@@ -113,11 +113,11 @@ int64_t TileGen::localBytes(int slot) const {
 }
 
 // The end of the bytes of the tile locals live during `loop` (a `for` of the body), but for
-// `except`'s.
+// `except`'s, and of the buffers an enclosing loop keeps over it (pipeline.cpp).
 int64_t TileGen::liveLocalsEnd(const Stmt& loop, const std::vector<int>& except) {
   const auto it = std::find_if(loops_.begin(), loops_.end(), [&](const LoopSpan& l) { return l.loop == &loop; });
   const int64_t head = it->head, end = it->end;
-  int64_t top = SmemLayout::kTiles;
+  int64_t top = std::max<int64_t>(SmemLayout::kTiles, loopBuffersEnd_);
   for (size_t slot = 0; slot < fn_.locals.size(); ++slot) {
     const LiveRange& r = live_[slot];
     if (fn_.locals[slot].shape.empty() || privateLocal(int(slot)) || r.first < 0 || !overlaps(r.first, r.last, head, end)) continue;

@@ -75,6 +75,7 @@ std::vector<TileGen::LoopOperand> TileGen::loopOperands(const Stmt& loopStmt, V 
       if (t->nt || t->bNMajor) consider(operand(e, 1), *t, false);
     });
   }
+  if (ops.empty()) return ops;
   int64_t end = liveLocalsEnd(loopStmt, {});
   for (LoopOperand& op : ops) {
     const int64_t align = op.t.stagedAlign();
@@ -117,14 +118,18 @@ void TileGen::pipelinedLoop(const Stmt& loopStmt, V lo, V hi, std::vector<LoopOp
   });
   const DType counter = fn_.locals.at(size_t(loopStmt.slot)).dtype;
   const int64_t savedEnd = localsEnd_;
-  for (const LoopOperand& op : ops)
-    localsEnd_ = std::max(localsEnd_, op.buffers[op.invariant ? 0 : 1] + op.bytes);
+  int64_t buffersEnd = 0;
+  for (const LoopOperand& op : ops) buffersEnd = std::max(buffersEnd, op.buffers[op.invariant ? 0 : 1] + op.bytes);
+  localsEnd_ = std::max(localsEnd_, buffersEnd);
   peak_ = std::max(peak_, localsEnd_ - SmemLayout::kTiles);
   if (!ahead.empty()) when(b_.CreateICmpSLT(lo, hi), [&] { prefetchIteration(loopStmt, ahead, lo); });
   when(b_.CreateICmpSLT(lo, hi), [&] { copyLoopOperands(loopStmt, ops, lo, nullptr, ci(0), true); });
   env_.target->asyncCopiesCommit(b_);
   const LoopPipeline* saved = pipeline_;
   LoopPipeline here{ops, nullptr};
+  // A loop inside this one places its own buffers (or locals' bytes) above these.
+  const int64_t savedBuffersEnd = loopBuffersEnd_;
+  loopBuffersEnd_ = buffersEnd;
   loop(lo, hi, ci(loopStmt.step), [&](V i) {
     V next = b_.CreateAdd(i, ci(loopStmt.step));
     if (!ahead.empty()) when(b_.CreateICmpSLT(next, hi), [&] { prefetchIteration(loopStmt, ahead, next); });
@@ -139,6 +144,7 @@ void TileGen::pipelinedLoop(const Stmt& loopStmt, V lo, V hi, std::vector<LoopOp
   });
   // Every copy issued was for an iteration that ran and waited for it; none is left in flight.
   env_.target->asyncCopiesWait(b_, 0);
+  loopBuffersEnd_ = savedBuffersEnd;
   localsEnd_ = savedEnd;
 }
 

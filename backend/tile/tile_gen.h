@@ -287,6 +287,7 @@ class TileGen {
   void pipelinedLoop(const Stmt& loopStmt, V lo, V hi, std::vector<LoopOperand> ops, std::vector<const Expr*> ahead);
   V pipelinedOperand(const Expr& x);  // where this iteration's copy of `x` is staged, or null
   const LoopPipeline* pipeline_ = nullptr;
+  int64_t loopBuffersEnd_ = 0;  // the end of the buffers enclosing loops keep (0: none)
 
   // --- The streamed matvec loop (matvec.cpp) --------------------------------------------------
   struct VectorSource {
