@@ -110,13 +110,12 @@ class Analyzer {
         int64_t elements = 0;
         for (const Region& box : boxes) elements += box.elements();
         const auto& traffic = side == &reads_ ? readTraffic_ : writeTraffic_;
-        if (auto t = traffic.find(tensor); t != traffic.end() && t->second >= 0) elements = std::min(elements, t->second);
+        const auto t = traffic.find(tensor);
+        if (t != traffic.end() && t->second.elements >= 0) elements = std::min(elements, t->second.elements);
         else if (t != traffic.end()) out.bytesExact = false;
         out.bytes += elements * dtypeBytes(graph_.tensors[tensor].dtype);
-        const auto& atZero = side == &reads_ ? readTrafficAtZero_ : writeTrafficAtZero_;
-        auto z = atZero.find(tensor);
-        if (z == atZero.end() || z->second < 0) zeroUnknown = true;
-        else zeroBytes += std::min(elements, z->second) * dtypeBytes(graph_.tensors[tensor].dtype);
+        if (t == traffic.end() || t->second.atZero < 0) zeroUnknown = true;
+        else zeroBytes += std::min(elements, t->second.atZero) * dtypeBytes(graph_.tensors[tensor].dtype);
         auto& regions = side == &reads_ ? out.reads : out.writes;
         regions.insert(regions.end(), boxes.begin(), boxes.end());
       }
@@ -259,13 +258,12 @@ class Analyzer {
     int64_t tile = 1;
     for (size_t d = 0; d < region.size(); ++d) tile *= std::max<int64_t>(region[d].length, 1);
     auto& traffic = write ? writeTraffic_ : readTraffic_;
-    auto [t, first] = traffic.try_emplace(tensor, 0);
+    Traffic& t = traffic[tensor];
     // -1 marks a tensor touched inside a loop of unknown length: fall back to its box.
-    if (!tripsKnown_ || t->second < 0) t->second = -1;
-    else t->second = saturate(__int128(t->second) + __int128(tile) * trips_);
-    auto [z, zfirst] = (write ? writeTrafficAtZero_ : readTrafficAtZero_).try_emplace(tensor, 0);
-    if (tripsAtZero_ < 0 || z->second < 0) z->second = -1;
-    else z->second = saturate(__int128(z->second) + __int128(tile) * tripsAtZero_);
+    if (!tripsKnown_ || t.elements < 0) t.elements = -1;
+    else t.elements = saturate(__int128(t.elements) + __int128(tile) * trips_);
+    if (tripsAtZero_ < 0 || t.atZero < 0) t.atZero = -1;
+    else t.atZero = saturate(__int128(t.atZero) + __int128(tile) * tripsAtZero_);
     addBox((write ? writes_ : reads_)[tensor], std::move(box));
   }
 
@@ -325,8 +323,7 @@ class Analyzer {
     Region box{tensor, {}, {}};
     for (int64_t d : graph_.tensors[tensor].shape) box.ranges.push_back({0, d});
     addBox(reads_[tensor], std::move(box));
-    readTraffic_.try_emplace(tensor, 1);
-    readTrafficAtZero_.try_emplace(tensor, 1);
+    readTraffic_.try_emplace(tensor, Traffic{1, 1});
   }
 
   void set(int slot, Value v, bool merge) {
@@ -388,10 +385,11 @@ class Analyzer {
         exec(s.otherwise);
         for (size_t i = 0; i < env_.size(); ++i) env_[i] = join(env_[i], then[i]);
         flops_ = f0 + std::max(fThen, flops_ - f0);
-        auto larger = [](std::map<int, int64_t>& into, const std::map<int, int64_t>& other) {
+        auto larger = [](std::map<int, Traffic>& into, const std::map<int, Traffic>& other) {
+          auto most = [](int64_t a, int64_t b) { return a < 0 || b < 0 ? -1 : std::max(a, b); };
           for (auto [tensor, n] : other) {
             auto [it, fresh] = into.try_emplace(tensor, n);
-            if (!fresh) it->second = (it->second < 0 || n < 0) ? -1 : std::max(it->second, n);
+            if (!fresh) it->second = {most(it->second.elements, n.elements), most(it->second.atZero, n.atZero)};
           }
         };
         larger(readTraffic_, rThen);
@@ -424,7 +422,7 @@ class Analyzer {
     const std::optional<int64_t> lo0 = atZero(from), hi0 = atZero(to);
     int64_t savedTrips = trips_, f0 = flops_, savedTripsAtZero = tripsAtZero_;
     bool savedKnown = tripsKnown_;
-    auto r0 = readTraffic_, w0 = writeTraffic_, rz0 = readTrafficAtZero_, wz0 = writeTrafficAtZero_;
+    auto r0 = readTraffic_, w0 = writeTraffic_;
     trips_ = trips_ * std::max<int64_t>(trips, 1);
     tripsKnown_ = tripsKnown_ && s.step > 0 && !infinite(lo.lo) && !infinite(hi.hi);
     if (tripsAtZero_ >= 0 && s.step > 0 && lo0 && hi0)
@@ -437,8 +435,6 @@ class Analyzer {
       flops_ = f0;
       readTraffic_ = r0;
       writeTraffic_ = w0;
-      readTrafficAtZero_ = rz0;
-      writeTrafficAtZero_ = wz0;
       set(s.slot, var, false);
       exec(s.body);
       bool changed = false;
@@ -472,9 +468,12 @@ class Analyzer {
   int64_t flops_ = 0;
   int64_t trips_ = 1;               // product of the enclosing loops' trip counts
   bool tripsKnown_ = true;          // whether every enclosing loop's trip count is known
-  std::map<int, int64_t> readTraffic_, writeTraffic_;  // elements per tensor; -1: unknown
   int64_t tripsAtZero_ = 1;  // the same product with the step inputs at zero; -1: unknown
-  std::map<int, int64_t> readTrafficAtZero_, writeTrafficAtZero_;  // the same, inputs at zero
+  // Elements a tensor moves (tiles x trips), and the same with the step inputs at zero; -1: unknown.
+  struct Traffic {
+    int64_t elements = 0, atZero = 0;
+  };
+  std::map<int, Traffic> readTraffic_, writeTraffic_;  // per tensor
 };
 
 void largestLoad(const Expr& e, const TileFunc& f, int64_t& best) {

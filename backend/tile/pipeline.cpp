@@ -91,6 +91,12 @@ std::vector<TileGen::LoopOperand> TileGen::loopOperands(const Stmt& loopStmt, V 
   return ops;
 }
 
+// Where operand `op` is staged in the iteration whose buffer is `turn`.
+V TileGen::loopOperandBuffer(const LoopOperand& op, V turn) {
+  if (op.invariant) return smemPtr(env_, ci(op.buffers[0]));
+  return smemPtr(env_, b_.CreateSelect(b_.CreateICmpEQ(turn, ci(0)), ci(op.buffers[0]), ci(op.buffers[1])));
+}
+
 // Copies the operands that the loop moves (and with `invariants` those it does not) for the
 // iteration at `value` into buffer `turn`, the loop variable set back to `restore` after.
 void TileGen::copyLoopOperands(const Stmt& loopStmt, const std::vector<LoopOperand>& ops, V value, V restore, V turn,
@@ -98,50 +104,57 @@ void TileGen::copyLoopOperands(const Stmt& loopStmt, const std::vector<LoopOpera
   atLoopValue(loopStmt, value, restore, [&] {
     for (const LoopOperand& op : ops) {
       if (op.invariant && !invariants) continue;
-      V offset = op.invariant ? ci(op.buffers[0])
-                              : b_.CreateSelect(b_.CreateICmpEQ(turn, ci(0)), ci(op.buffers[0]), ci(op.buffers[1]));
-      copyMmaRows(*mmaRows(*op.load, op.load->dtype, op.rowElements), smemPtr(env_, offset), op.rows, op.rowElements,
-                  op.t, /*async=*/true);
+      copyMmaRows(*mmaRows(*op.load, op.load->dtype, op.rowElements), loopOperandBuffer(op, turn), op.rows,
+                  op.rowElements, op.t, /*async=*/true);
     }
   });
 }
 
-// The loop with its operands copied ahead: before it the first iteration's (and those it does not
-// move), one commit group; each iteration then issues the next one's into the other buffer, a
-// group every iteration, empty or not, so that a product waits with one group pending (its own
-// landed, the next still in flight). The buffer an iteration writes was last read by the one
-// before, whose products ended with a block barrier.
+// A `for` loop other than the special forms (fusedRowdotLoop, mmaAccumulatingLoop): each
+// iteration's `ahead` loads (iterationLoads) brought into L2 one iteration early, and its
+// operands `ops` (loopOperands; none: the plain loop) copied ahead: before the loop the first
+// iteration's (and those it does not move), one commit group; each iteration then issues the next
+// one's into the other buffer, a group every iteration, empty or not, so that a product waits with
+// one group pending (its own landed, the next still in flight). The buffer an iteration writes was
+// last read by the one before, whose products ended with a block barrier.
 void TileGen::pipelinedLoop(const Stmt& loopStmt, V lo, V hi, std::vector<LoopOperand> ops,
                             std::vector<const Expr*> ahead) {
   std::erase_if(ahead, [&](const Expr* x) {
     return std::any_of(ops.begin(), ops.end(), [&](const LoopOperand& op) { return op.load == x; });
   });
   const DType counter = fn_.locals.at(size_t(loopStmt.slot)).dtype;
-  const int64_t savedEnd = localsEnd_;
-  int64_t buffersEnd = 0;
-  for (const LoopOperand& op : ops) buffersEnd = std::max(buffersEnd, op.buffers[op.invariant ? 0 : 1] + op.bytes);
-  localsEnd_ = std::max(localsEnd_, buffersEnd);
-  peak_ = std::max(peak_, localsEnd_ - SmemLayout::kTiles);
-  if (!ahead.empty()) when(b_.CreateICmpSLT(lo, hi), [&] { prefetchIteration(loopStmt, ahead, lo); });
-  when(b_.CreateICmpSLT(lo, hi), [&] { copyLoopOperands(loopStmt, ops, lo, nullptr, ci(0), true); });
-  env_.target->asyncCopiesCommit(b_);
+  const bool copies = !ops.empty();
+  const int64_t savedEnd = localsEnd_, savedBuffersEnd = loopBuffersEnd_;
   const LoopPipeline* saved = pipeline_;
   LoopPipeline here{ops, nullptr};
-  // A loop inside this one places its own buffers (or locals' bytes) above these.
-  const int64_t savedBuffersEnd = loopBuffersEnd_;
-  loopBuffersEnd_ = buffersEnd;
+  if (copies) {
+    int64_t buffersEnd = 0;
+    for (const LoopOperand& op : ops) buffersEnd = std::max(buffersEnd, op.buffers[op.invariant ? 0 : 1] + op.bytes);
+    localsEnd_ = std::max(localsEnd_, buffersEnd);
+    peak_ = std::max(peak_, localsEnd_ - SmemLayout::kTiles);
+    // A loop inside this one places its own buffers (or locals' bytes) above these.
+    loopBuffersEnd_ = buffersEnd;
+  }
+  if (!ahead.empty()) when(b_.CreateICmpSLT(lo, hi), [&] { prefetchIteration(loopStmt, ahead, lo); });
+  if (copies) {
+    when(b_.CreateICmpSLT(lo, hi), [&] { copyLoopOperands(loopStmt, ops, lo, nullptr, ci(0), true); });
+    env_.target->asyncCopiesCommit(b_);
+  }
   loop(lo, hi, ci(loopStmt.step), [&](V i) {
     V next = b_.CreateAdd(i, ci(loopStmt.step));
     if (!ahead.empty()) when(b_.CreateICmpSLT(next, hi), [&] { prefetchIteration(loopStmt, ahead, next); });
     writeScalarLocal(loopStmt.slot, convert(DType::I32, counter, i));
-    here.turn = b_.CreateAnd(b_.CreateUDiv(b_.CreateSub(i, lo), ci(loopStmt.step)), ci(1));
-    when(b_.CreateICmpSLT(next, hi),
-         [&] { copyLoopOperands(loopStmt, ops, next, i, b_.CreateXor(here.turn, ci(1)), false); });
-    env_.target->asyncCopiesCommit(b_);
-    pipeline_ = &here;
+    if (copies) {
+      here.turn = b_.CreateAnd(b_.CreateUDiv(b_.CreateSub(i, lo), ci(loopStmt.step)), ci(1));
+      when(b_.CreateICmpSLT(next, hi),
+           [&] { copyLoopOperands(loopStmt, ops, next, i, b_.CreateXor(here.turn, ci(1)), false); });
+      env_.target->asyncCopiesCommit(b_);
+      pipeline_ = &here;
+    }
     block(loopStmt.body);
     pipeline_ = saved;
   });
+  if (!copies) return;
   // Every copy issued was for an iteration that ran and waited for it; none is left in flight.
   env_.target->asyncCopiesWait(b_, 0);
   loopBuffersEnd_ = savedBuffersEnd;
@@ -150,11 +163,8 @@ void TileGen::pipelinedLoop(const Stmt& loopStmt, V lo, V hi, std::vector<LoopOp
 
 V TileGen::pipelinedOperand(const Expr& x) {
   if (!pipeline_) return nullptr;
-  for (const LoopOperand& op : pipeline_->operands) {
-    if (op.load != &x) continue;
-    if (op.invariant) return smemPtr(env_, ci(op.buffers[0]));
-    return smemPtr(env_, b_.CreateSelect(b_.CreateICmpEQ(pipeline_->turn, ci(0)), ci(op.buffers[0]), ci(op.buffers[1])));
-  }
+  for (const LoopOperand& op : pipeline_->operands)
+    if (op.load == &x) return loopOperandBuffer(op, pipeline_->turn);
   return nullptr;
 }
 

@@ -91,19 +91,7 @@ void TileGen::statement(const Stmt& s) {
       if (!s.lo || !s.hi || s.step <= 0) unsupported("a loop without bounds or with a step <= 0");
       if (fusedRowdotLoop(s) || mmaAccumulatingLoop(s)) return;
       V lo = convert(s.lo->dtype, DType::I32, scalar(*s.lo)), hi = convert(s.hi->dtype, DType::I32, scalar(*s.hi));
-      const DType t = fn_.locals.at(size_t(s.slot)).dtype;
-      const std::vector<const Expr*> ahead = iterationLoads(s);
-      if (std::vector<LoopOperand> ops = loopOperands(s, lo); !ops.empty()) return pipelinedLoop(s, lo, hi, std::move(ops), ahead);
-      if (!ahead.empty()) when(b_.CreateICmpSLT(lo, hi), [&] { prefetchIteration(s, ahead, lo); });
-      loop(lo, hi, ci(s.step), [&](V i) {
-        if (!ahead.empty()) {
-          V next = b_.CreateAdd(i, ci(s.step));
-          when(b_.CreateICmpSLT(next, hi), [&] { prefetchIteration(s, ahead, next); });
-        }
-        writeScalarLocal(s.slot, convert(DType::I32, t, i));
-        block(s.body);
-      });
-      return;
+      return pipelinedLoop(s, lo, hi, loopOperands(s, lo), iterationLoads(s));
     }
     case StmtKind::If: {
       if (!s.value || !s.value->shape.empty()) unsupported("an `if` whose condition is not a scalar");

@@ -285,6 +285,7 @@ class TileGen {
   void copyLoopOperands(const Stmt& loopStmt, const std::vector<LoopOperand>& ops, V value, V restore, V turn,
                         bool invariants);
   void pipelinedLoop(const Stmt& loopStmt, V lo, V hi, std::vector<LoopOperand> ops, std::vector<const Expr*> ahead);
+  V loopOperandBuffer(const LoopOperand& op, V turn);
   V pipelinedOperand(const Expr& x);  // where this iteration's copy of `x` is staged, or null
   const LoopPipeline* pipeline_ = nullptr;
   int64_t loopBuffersEnd_ = 0;  // the end of the buffers enclosing loops keep (0: none)
