@@ -74,6 +74,14 @@ config llama_3_2_1b {
     /// Prompt tokens per prefill step (the last chunk of a prompt may be partial: a shorter
     /// prompt still runs one whole chunk).
     chunk = 512;
+    /// Prompt tokens per step of the short prefill entry, `prefill_short`: a prompt (or the rest
+    /// of one) that it holds runs one short step instead of a whole `chunk`.
+    short_chunk = 128;
+    /// Tuning of `prefill_short`: rows per projection task, o and down in this many parts of K,
+    /// and queries per attention block: more tasks for the SMs from fewer rows.
+    short_rows = 64;
+    short_splits = 4;
+    short_queries = 64;
     /// Tuning, the prefill (bench/results/2026-12-03-prefill-tiles, 512 tokens on an H200): 128
     /// rows x 64 columns per projection task (16 for q/k/v, whose RoPE epilogue would not fit),
     /// a K chunk of 128, norms of 4 rows, 64 x 128 attention blocks: 11.4 ms, against 30.3 ms
@@ -82,12 +90,12 @@ config llama_3_2_1b {
     /// q/k/v tasks were slower); 5.37 ms on wgmma, where 128-column gate/up tasks, 32-pair q/k/v
     /// tasks and 128 x 64 or 64 x 64 attention blocks were not faster
     /// (bench/results/2026-12-05-wgmma-check). The tiles need up to 227 KB of shared memory:
-    /// an A100 (163 KB a block) takes `--set prefill_rows=64`, and this config's gate/up
+    /// an A100 (163 KB a block) takes `--set prefill_rows=64 --set short_rows=64`, and this config's gate/up
     /// `--set prefill_ffn_cols=64`
     /// (tests/codegen/check_targets.sh); an AMDGPU build (64 KiB of LDS per workgroup) smaller
     /// ones, e.g. `--set chunk=128 --set prefill_rows=32 --set prefill_k_chunk=32 --set
-    /// prefill_cols=16 --set prefill_queries=16 --set prefill_keys=64 --set prefill_norm_rows=1`
-    /// (tests/codegen/check_amdgpu.sh).
+    /// prefill_cols=16 --set prefill_queries=16 --set prefill_keys=64 --set prefill_norm_rows=1
+    /// --set short_chunk=64 --set short_rows=32 --set short_queries=16` (tests/codegen/check_amdgpu.sh).
     /// Rows per task of the prefill projections; divides chunk.
     prefill_rows = 128;
     /// Tuning: K chunk of the prefill projections; divides hidden, heads * head_dim and ffn.
@@ -139,6 +147,11 @@ config llama_3_8b : llama_3_2_1b {
     prefill_rows = 128;
     prefill_queries = 32;
     prefill_keys = 128;
+    /// The short step's tiles as the long one's (its 1B tiles spill here: on sm_90a with 64-query
+    /// attention blocks, on sm_80 with 64-row projection tasks).
+    short_rows = 128;
+    short_splits = 2;
+    short_queries = 32;
 }
 
 /// Tiny Llama for tests (same structure, random weights).
@@ -164,7 +177,7 @@ config tiny : llama_3_2_1b {
     lm_head_chunk = 64;
     attn_splits = 2;
     attn_chunk = 16;
-    chunk = 16;
+    chunk = 32;
     prefill_rows = 16;
     prefill_k_chunk = 64;
     prefill_queries = 16;
@@ -177,6 +190,10 @@ config tiny : llama_3_2_1b {
     /// o's K (heads * head_dim = 64) is one K chunk: one part.
     prefill_splits = 1;
     prefill_norm_chunk = 64;
+    short_chunk = 16;
+    short_rows = 16;
+    short_splits = 1;
+    short_queries = 16;
 }
 
 static_assert(heads % kv_heads == 0, "heads must be a multiple of kv_heads");
@@ -240,19 +257,20 @@ step decode(token: i32, pos: i32) -> (logits: f32[vocab], next: i32) {
     return (lg, nx);
 }
 
-/// Every layer over a chunk of `chunk` prompt tokens at positions pos0 .. pos0 + chunk - 1,
-/// appending their k and v to the caches: the hidden rows both prefill steps finish from.
-fn prefill_layers(tokens: i32[chunk], pos0: i32) -> f32[chunk, hidden] {
+/// Every layer over a chunk of T prompt tokens at positions pos0 .. pos0 + T - 1, appending their
+/// k and v to the caches: the hidden rows the prefill steps finish from. Tuning per step: `BT`
+/// rows per projection task, o and down in `SK` parts of K, `BQ` queries per attention block.
+fn prefill_layers<T, BT, SK, BQ>(tokens: i32[T], pos0: i32) -> f32[T, hidden] {
     // One task per token: 64-column tasks (the stdlib's default) made 16384 tasks of a
     // microsecond each for a 512-token chunk of the 1B (3% of its prefill step).
-    var x: f32[chunk, hidden] = embed_rows(embed_tokens, tokens, C = hidden);
+    var x: f32[T, hidden] = embed_rows(embed_tokens, tokens, C = hidden);
     for l in 0 .. layers {
         x = llama_block_prefill(x, pos0,
             layer[l].input_norm, layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
             layer[l].o_proj, layer[l].post_norm, layer[l].gate_up, layer[l].down,
-            BT = prefill_rows, KC = prefill_k_chunk, BNQ = prefill_qkv_cols, BNO = prefill_cols,
-            BNF = prefill_ffn_cols, BND = prefill_cols, SK = prefill_splits, NR = prefill_norm_rows, NC = prefill_norm_chunk,
-            BQ = prefill_queries, BK = prefill_keys, eps = rms_eps,
+            BT = BT, KC = prefill_k_chunk, BNQ = prefill_qkv_cols, BNO = prefill_cols,
+            BNF = prefill_ffn_cols, BND = prefill_cols, SK = SK, NR = prefill_norm_rows, NC = prefill_norm_chunk,
+            BQ = BQ, BK = prefill_keys, eps = rms_eps,
             theta = rope_theta, rope_factor = rope_factor, rope_low = rope_low_freq,
             rope_high = rope_high_freq, rope_orig = rope_orig_ctx);
     }
@@ -263,7 +281,15 @@ fn prefill_layers(tokens: i32[chunk], pos0: i32) -> f32[chunk, hidden] {
 /// and the logits and greedy next token of row `last` (the last real token of a partial chunk;
 /// later rows are padding, and their cache rows are overwritten by the decode steps after it).
 step prefill(tokens: i32[chunk], pos0: i32, last: i32) -> (logits: f32[vocab], next: i32) {
-    let x = prefill_layers(tokens, pos0);
+    let x = prefill_layers(tokens, pos0, BT = prefill_rows, SK = prefill_splits, BQ = prefill_queries);
+    let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
+    return (lg, nx);
+}
+
+/// `prefill` over a chunk of `short_chunk` tokens: for a short prompt, or the rest of a long one,
+/// that it holds (the runtime takes the shortest prefill step that holds what is left).
+step prefill_short(tokens: i32[short_chunk], pos0: i32, last: i32) -> (logits: f32[vocab], next: i32) {
+    let x = prefill_layers(tokens, pos0, BT = short_rows, SK = short_splits, BQ = short_queries);
     let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
     return (lg, nx);
 }
@@ -273,7 +299,7 @@ step prefill(tokens: i32[chunk], pos0: i32, last: i32) -> (logits: f32[vocab], n
 /// small model.
 step prefill_logits(tokens: i32[chunk], pos0: i32, last: i32)
     -> (logits: f32[vocab], next: i32, row_logits: f32[chunk, vocab]) {
-    let x = prefill_layers(tokens, pos0);
+    let x = prefill_layers(tokens, pos0, BT = prefill_rows, SK = prefill_splits, BQ = prefill_queries);
     let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
     let xn = rmsnorm_rows(x, final_norm, eps = rms_eps);
     let rows = lm_head_logits_rows(lm_head, xn, BT = prefill_rows, KC = prefill_k_chunk);

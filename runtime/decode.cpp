@@ -52,30 +52,54 @@ int64_t decodeSteps(size_t promptTokens, int64_t maxNew) {
   return maxNew == 0 ? int64_t(promptTokens) : int64_t(promptTokens) + maxNew - 1;
 }
 
-void Stepper::prefill(const std::vector<int64_t>&, int64_t) {
+void Stepper::prefill(const std::vector<int64_t>&, int64_t, int64_t) {
   throw DecodeError("this step runner has no prefill step");
 }
 
 bool usesPrefill(const Stepper& s, const DecodeOptions& o) {
-  return o.prefill && !o.traced && o.maxNew > 0 && !o.keepLogits && s.prefillChunk() > 0;
+  return o.prefill && !o.traced && o.maxNew > 0 && !o.keepLogits && !s.prefillShapes().empty();
 }
 
 namespace {
 
-// The prompt tokens the prefill chunks take (the rest go one per step), and how many chunks.
-std::pair<int64_t, int64_t> prefillPlan(const Stepper& s, int64_t promptTokens, const DecodeOptions& o) {
-  if (!usesPrefill(s, o)) return {0, 0};
-  const int64_t T = s.prefillChunk(), bound = s.prefillStartBound();
-  int64_t pos = 0, chunks = 0;
-  while (pos < promptTokens && (bound < 0 || pos < bound)) pos += std::min(T, promptTokens - pos), ++chunks;
-  return {pos, chunks};
+// One prefill step of a prompt: `tokens` of them through the step of chunk length `chunk`.
+struct PlannedChunk {
+  int64_t tokens, chunk;
+};
+
+// The prompt's prefill steps, in order (the tokens after them go one per step): the longest chunk
+// while the tokens left fill it, then the shortest that holds the rest, of the steps whose chunk
+// fits the KV cache from its position.
+std::vector<PlannedChunk> prefillPlan(const Stepper& s, int64_t promptTokens, const DecodeOptions& o) {
+  std::vector<PlannedChunk> plan;
+  if (!usesPrefill(s, o)) return plan;
+  const std::vector<Stepper::PrefillShape> shapes = s.prefillShapes();  // shortest first
+  for (int64_t pos = 0; pos < promptTokens;) {
+    const int64_t rest = promptTokens - pos;
+    const Stepper::PrefillShape* pick = nullptr;
+    for (const Stepper::PrefillShape& shape : shapes) {
+      if (shape.startBound >= 0 && pos >= shape.startBound) continue;
+      pick = &shape;
+      if (shape.chunk >= rest) break;
+    }
+    if (!pick) break;
+    plan.push_back({std::min(pick->chunk, rest), pick->chunk});
+    pos += plan.back().tokens;
+  }
+  return plan;
+}
+
+int64_t plannedTokens(const std::vector<PlannedChunk>& plan) {
+  int64_t n = 0;
+  for (const PlannedChunk& c : plan) n += c.tokens;
+  return n;
 }
 
 }  // namespace
 
 int64_t plannedSteps(const Stepper& s, size_t promptTokens, const DecodeOptions& o) {
-  const auto [consumed, chunks] = prefillPlan(s, int64_t(promptTokens), o);
-  return chunks + decodeSteps(promptTokens, o.maxNew) - consumed;
+  const std::vector<PlannedChunk> plan = prefillPlan(s, int64_t(promptTokens), o);
+  return int64_t(plan.size()) + decodeSteps(promptTokens, o.maxNew) - plannedTokens(plan);
 }
 
 void checkDecode(Stepper& s, const std::vector<int64_t>& tokens, int64_t maxNew) {
@@ -143,14 +167,15 @@ DecodeResult decode(Stepper& s, const std::vector<int64_t>& tokens, const Decode
     r.generated.push_back(next);
   };
 
-  // The prompt's chunks through the prefill step, then one token per step from `pos` on.
-  const int64_t consumed = prefillPlan(s, r.promptTokens, o).first;
+  // The prompt's chunks through the prefill steps, then one token per step from `pos` on.
+  const std::vector<PlannedChunk> plan = prefillPlan(s, r.promptTokens, o);
+  const int64_t consumed = plannedTokens(plan);
   int64_t pos = 0, token = tokens[0];
-  while (pos < consumed) {
-    const int64_t n = std::min(s.prefillChunk(), consumed - pos);
-    s.prefill(std::vector<int64_t>(tokens.begin() + pos, tokens.begin() + pos + n), pos);
+  for (const PlannedChunk& chunk : plan) {
+    const int64_t n = chunk.tokens;
+    s.prefill(std::vector<int64_t>(tokens.begin() + pos, tokens.begin() + pos + n), pos, chunk.chunk);
     ++r.prefillSteps;
-    r.prefillChunk = s.prefillChunk();
+    r.prefillChunks.push_back(chunk.chunk);
     const int64_t next = finish(true);
     pos += n;
     if (pos == r.promptTokens) generated(next), token = next;
@@ -209,10 +234,20 @@ std::vector<std::string> decodeReport(const DecodeResult& r) {
   } else if (r.ttftMs >= 0) {
     const int64_t single = r.promptSteps - r.prefillSteps;
     const std::string rest = single ? ", then " + str(single) + " one token per step" : "";
-    std::snprintf(buf, sizeof buf, "time to first token: %.3f ms (the %lld prompt tokens in %lld prefill step%s of %lld%s, host wall clock)",
-                  r.ttftMs, (long long)r.promptTokens, (long long)r.prefillSteps, r.prefillSteps == 1 ? "" : "s",
-                  (long long)r.prefillChunk, rest.c_str());
-    lines.push_back(buf);
+    // "of 4" where every chunk has one length, else runs of equal ones: "of 3 x 512 + 128".
+    std::string chunks;
+    const std::vector<int64_t>& c = r.prefillChunks;
+    const bool oneLength = std::all_of(c.begin(), c.end(), [&](int64_t t) { return t == c.at(0); });
+    for (size_t i = 0; i < c.size();) {
+      size_t j = i;
+      while (j < c.size() && c[j] == c[i]) ++j;
+      chunks += (i ? " + " : "") + (j - i > 1 && !oneLength ? str(int64_t(j - i)) + " x " : "") + str(c[i]);
+      i = j;
+    }
+    std::snprintf(buf, sizeof buf, "%.3f", r.ttftMs);
+    lines.push_back("time to first token: " + std::string(buf) + " ms (the " + str(r.promptTokens) +
+                    " prompt tokens in " + str(r.prefillSteps) + " prefill step" + (r.prefillSteps == 1 ? "" : "s") +
+                    " of " + chunks + rest + ", host wall clock)");
     double sum = 0;
     for (int64_t i = 0; i < r.prefillSteps; ++i) sum += r.stepMs[size_t(i)];
     std::snprintf(buf, sizeof buf, "prefill: %.3f ms in %lld step%s (%s)", sum, (long long)r.prefillSteps,
@@ -256,8 +291,9 @@ MkrtStepper::MkrtStepper(mkrt::Model& model) : model_(model), decodeStep_(model.
     if (logits_.empty() && o.role == MKRT_ROLE_LOGITS) logits_ = o.name, vocab_ = o.elements;
     if (next_.empty() && o.role == MKRT_ROLE_NEXT_TOKEN) next_ = o.name;
   }
-  // The prefill step: inputs Tokens [T], Position and Row; logits of the decode step's length.
-  size_t fewestOutputs = SIZE_MAX;
+  // The prefill steps: inputs Tokens [T], Position and Row; logits of the decode step's length.
+  // Of those of one T, the one with the fewest outputs.
+  std::vector<size_t> outputsOf;
   for (const std::string& name : model_.stepNames()) {
     if (name == decodeStep_) continue;
     model_.selectStep(name);
@@ -278,11 +314,16 @@ MkrtStepper::MkrtStepper(mkrt::Model& model) : model_(model), decodeStep_(model.
       if (p.next.empty() && o.role == MKRT_ROLE_NEXT_TOKEN) p.next = o.name;
     }
     if (other || p.tokens.empty() || p.pos0.empty() || p.row.empty() || p.logits.empty() || p.chunk <= 0 ||
-        (next_.empty() != p.next.empty()) || outs.size() >= fewestOutputs)
+        (next_.empty() != p.next.empty()))
       continue;
-    fewestOutputs = outs.size();
-    prefill_ = p;
+    auto same = std::find_if(prefill_.begin(), prefill_.end(), [&](const PrefillStep& q) { return q.chunk == p.chunk; });
+    if (same == prefill_.end()) {
+      prefill_.push_back(p), outputsOf.push_back(outs.size());
+    } else if (outs.size() < outputsOf[size_t(same - prefill_.begin())]) {
+      outputsOf[size_t(same - prefill_.begin())] = outs.size(), *same = p;
+    }
   }
+  std::sort(prefill_.begin(), prefill_.end(), [](const PrefillStep& a, const PrefillStep& b) { return a.chunk < b.chunk; });
   model_.selectStep(decodeStep_);
 }
 
@@ -290,9 +331,19 @@ void MkrtStepper::select(const std::string& step) {
   if (model_.selectedStep() != step) model_.selectStep(step);
 }
 
-void MkrtStepper::prefill(const std::vector<int64_t>& tokens, int64_t pos0) {
-  if (!prefill_) Stepper::prefill(tokens, pos0);
-  const PrefillStep& p = *prefill_;
+std::vector<Stepper::PrefillShape> MkrtStepper::prefillShapes() const {
+  std::vector<PrefillShape> shapes;
+  for (const PrefillStep& p : prefill_) shapes.push_back({p.chunk, p.startBound});
+  return shapes;
+}
+
+void MkrtStepper::prefill(const std::vector<int64_t>& tokens, int64_t pos0, int64_t chunk) {
+  auto it = std::find_if(prefill_.begin(), prefill_.end(), [&](const PrefillStep& p) { return p.chunk == chunk; });
+  if (it == prefill_.end()) {
+    if (prefill_.empty()) Stepper::prefill(tokens, pos0, chunk);
+    throw DecodeError("the program has no prefill step of " + str(chunk) + " tokens");
+  }
+  const PrefillStep& p = *it;
   if (tokens.empty() || int64_t(tokens.size()) > p.chunk)
     throw DecodeError("a prefill chunk holds 1 .. " + str(p.chunk) + " tokens; got " + str(int64_t(tokens.size())));
   select(p.step);
@@ -302,12 +353,12 @@ void MkrtStepper::prefill(const std::vector<int64_t>& tokens, int64_t pos0) {
   model_.setInput(p.pos0, int32_t(pos0));
   model_.setInput(p.row, int32_t(tokens.size() - 1));
   model_.step();
-  inPrefill_ = true;
+  inPrefill_ = int(it - prefill_.begin());
 }
 
 void MkrtStepper::step(const std::vector<int64_t>& inputs) {
   select(decodeStep_);
-  inPrefill_ = false;
+  inPrefill_ = -1;
   if (inputs.size() != inputs_.size())
     throw DecodeError("the step takes " + str(int64_t(inputs_.size())) + " inputs; got " + str(int64_t(inputs.size())));
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -318,9 +369,9 @@ void MkrtStepper::step(const std::vector<int64_t>& inputs) {
   model_.step();
 }
 
-std::vector<float> MkrtStepper::logits() { return model_.output(inPrefill_ ? prefill_->logits : logits_); }
+std::vector<float> MkrtStepper::logits() { return model_.output(inPrefill_ >= 0 ? prefill_[size_t(inPrefill_)].logits : logits_); }
 
-int64_t MkrtStepper::next() { return model_.outputInts(inPrefill_ ? prefill_->next : next_).at(0); }
+int64_t MkrtStepper::next() { return model_.outputInts(inPrefill_ >= 0 ? prefill_[size_t(inPrefill_)].next : next_).at(0); }
 
 int64_t traceStepOf(int64_t step, int64_t steps) {
   if (step < 0 || step > steps)

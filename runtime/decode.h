@@ -13,11 +13,13 @@
 // token the one marked NextToken, else the argmax of the logits. With P prompt tokens and max-new N > 0 it runs P + N - 1 steps and
 // generates N tokens; with N = 0 it runs P steps and generates none.
 //
-// Prefill: when the stepper has a prefill step (Stepper::prefillChunk), generation (N > 0) without
-// kept logits feeds the prompt to it in chunks of T tokens: chunk c holds tokens cT .. cT + T - 1
-// at positions from cT (the last chunk may be partial: the step is told its last real row, and the
-// padding rows' cache entries are overwritten by the decode steps after it), as long as a chunk
-// fits the KV cache from there (pos0's bound); the rest of the prompt goes one token per step.
+// Prefill: when the stepper has prefill steps (Stepper::prefillShapes), generation (N > 0) without
+// kept logits feeds the prompt to them in chunks: while the tokens left fill the longest chunk T,
+// a step of T of them; then the shortest step whose chunk holds the rest (a partial chunk: the
+// step is told its last real row, and the padding rows' cache entries are overwritten by the
+// decode steps after it). A program with a 512- and a 128-token step runs 600 tokens as 512 + 128
+// (88 real), 100 as one 128. Only steps whose chunk fits the KV cache from the chunk's position
+// are taken (pos0's bound); what no step can take goes one token per step.
 // The last prompt step's next token is the first generated one, as without prefill. Teacher
 // forcing and kept logits (--dump-logits, --compare-logits) run one token per step, so that every
 // position has its logits.
@@ -72,15 +74,19 @@ class Stepper {
   virtual double lastStepMs() const = 0;
   virtual std::string timeSource() const = 0;
 
-  // The program's prefill step, where the stepper has one: the tokens it takes per step (its
-  // Role::Tokens input's length), else 0 (then the prompt runs one token per step).
-  virtual int64_t prefillChunk() const { return 0; }
-  // The exclusive bound of the position a chunk may start at (its Role::Position input: the chunk
-  // must fit the KV cache from there); -1 for none.
-  virtual int64_t prefillStartBound() const { return -1; }
-  // Runs the prefill step on `tokens` (1 .. prefillChunk() of them; padded) at positions from
-  // `pos0`. Afterwards logits() and next() are its last real row's, and lastStepMs() its time.
-  virtual void prefill(const std::vector<int64_t>& tokens, int64_t pos0);
+  // The program's prefill steps, shortest chunk first: the tokens each takes per step (its
+  // Role::Tokens input's length) and the exclusive bound of the position a chunk may start at
+  // (its Role::Position input: the chunk must fit the KV cache from there; -1 for none). None:
+  // the prompt runs one token per step.
+  struct PrefillShape {
+    int64_t chunk = 0, startBound = -1;
+    bool operator==(const PrefillShape&) const = default;
+  };
+  virtual std::vector<PrefillShape> prefillShapes() const { return {}; }
+  // Runs the prefill step of chunk length `chunk` (one of prefillShapes()) on `tokens` (1 ..
+  // chunk of them; padded) at positions from `pos0`. Afterwards logits() and next() are its last
+  // real row's, and lastStepMs() its time.
+  virtual void prefill(const std::vector<int64_t>& tokens, int64_t pos0, int64_t chunk);
 };
 
 struct DecodeOptions {
@@ -97,8 +103,8 @@ struct DecodeOptions {
 struct DecodeResult {
   int64_t steps = 0, promptTokens = 0;
   int64_t promptSteps = 0;     // the steps that fed the prompt
-  int64_t prefillSteps = 0;    // ... of them, chunks through the prefill step
-  int64_t prefillChunk = 0;    // the chunk length when there were any
+  int64_t prefillSteps = 0;    // ... of them, chunks through a prefill step
+  std::vector<int64_t> prefillChunks;  // the chunk length of each of those steps
   size_t vocab = 0;
   std::vector<int64_t> generated;  // max-new ids (none with teacher forcing)
   std::vector<float> logits;       // [steps, vocab] row-major, with keepLogits
@@ -133,8 +139,8 @@ std::string latencySummary(std::vector<double> ms);
 // The lines both runners print on stderr after decoding (each prefixed with the tool's name):
 //   6 steps (3 prompt tokens, 4 generated)
 //   time to first token: 1.234 ms (the 3 prompt steps, host wall clock)
-// (with prefill: "(the 512 prompt tokens in 4 prefill steps of 128, host wall clock)", and a
-// line with the prefill steps' own times)
+// (with prefill: "(the 512 prompt tokens in 4 prefill steps of 128, host wall clock)", or "in 2
+// prefill steps of 512 + 128" where the chunks differ, and a line with the prefill steps' own times)
 //   per-token latency (3 decode steps, GPU time per launch): median 0.250 ms, p90 0.250 ms, p99 0.250 ms
 //   step time (all 6 steps, GPU time per launch): median 0.250 ms, p90 0.250 ms, p99 0.250 ms
 // (with teacher forcing the time to first token is the time of all steps, and there is no
@@ -170,9 +176,9 @@ class MetadataStepper : public Stepper {
 };
 
 // A kernel on a GPU through the host runtime (mkrt.hpp): the model must have its weights.
-// The model's prefill step, when the program has one (mkrt_select_step): a step whose inputs are
-// Tokens, Position and Row and whose outputs have Logits, the one with the fewest outputs (a
-// `prefill` over a `prefill_logits`). Decode steps run the step selected when the stepper is made.
+// The model's prefill steps, when the program has them (mkrt_select_step): steps whose inputs are
+// Tokens, Position and Row and whose outputs have Logits; of those of one chunk length, the one
+// with the fewest outputs (a `prefill` over a `prefill_logits`). Decode steps run the step selected when the stepper is made.
 class MkrtStepper : public Stepper {
  public:
   explicit MkrtStepper(mkrt::Model& model);
@@ -185,9 +191,8 @@ class MkrtStepper : public Stepper {
   int64_t next() override;
   double lastStepMs() const override { return model_.lastStepMs(); }
   std::string timeSource() const override { return "GPU time per launch"; }
-  int64_t prefillChunk() const override { return prefill_ ? prefill_->chunk : 0; }
-  int64_t prefillStartBound() const override { return prefill_ ? prefill_->startBound : -1; }
-  void prefill(const std::vector<int64_t>& tokens, int64_t pos0) override;
+  std::vector<PrefillShape> prefillShapes() const override;
+  void prefill(const std::vector<int64_t>& tokens, int64_t pos0, int64_t chunk) override;
 
  private:
   // What one of the model's steps reads and writes, by name.
@@ -202,8 +207,8 @@ class MkrtStepper : public Stepper {
   std::vector<StepperInput> inputs_;
   std::string logits_, next_;  // output names ("" none)
   size_t vocab_ = 0;
-  std::optional<PrefillStep> prefill_;
-  bool inPrefill_ = false;  // the last run was the prefill step's
+  std::vector<PrefillStep> prefill_;  // shortest chunk first
+  int inPrefill_ = -1;  // the index in prefill_ of the step the last run was, if it was one
 };
 
 // The step `--trace-step` names (1-based; 0 for the last of `steps`); throws DecodeError when the

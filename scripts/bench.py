@@ -607,13 +607,15 @@ def mkdsl_ttft(args, spec, wdir, tokens, run):
         text = open(logfile).read()
     except OSError:
         text = ""
-    # "(the 512 prompt tokens in 4 prefill steps of 128[, then K one token per step], ..." with a
-    # prefill step, "(the P prompt steps, ..." without one.
+    # "(the 512 prompt tokens in 4 prefill steps of 128[, then K one token per step], ..." with
+    # prefill steps ("of 2 x 512 + 128" where their chunks differ), "(the P prompt steps, ..."
+    # without one.
     m = re.search(r"time to first token: ([0-9.]+) ms \(the (\d+) prompt (?:tokens in (\d+) prefill steps? "
-                  r"of (\d+)(?:, then (\d+) one token per step)?|steps)", text)
+                  r"of ((?:\d+ x )?\d+(?: \+ (?:\d+ x )?\d+)*)(?:, then (\d+) one token per step)?|steps)", text)
     if m:
+        chunks = [int(c.split(" x ")[-1]) for c in m.group(4).split(" + ")] if m.group(4) else [0]
         info.update(ttft_us=float(m.group(1)) * 1e3, prefill_steps=int(m.group(3) or 0),
-                    prefill_chunk=int(m.group(4) or 0),
+                    prefill_chunk=max(chunks),
                     prompt_steps=int(m.group(3) or 0) + int(m.group(5) or 0) if m.group(3) else int(m.group(2)))
     m = re.search(r"prefill: ([0-9.]+) ms in \d+ steps? \(GPU time per launch\)", text)
     if m:

@@ -253,3 +253,38 @@ TEST_CASE("prefill: the prefill step is prefill_logits without the rows' logits,
       CHECK(last.tensor(tensorNamed(prefillOnlyKernel(), t.name)) == all.tensor(t.id));
     }
 }
+
+TEST_CASE("prefill: a short prefill step gives a long one's logits and cache rows, bit for bit") {
+  // examples/llama.mk's tiny config: `prefill` over 32 tokens and `prefill_short` over 16, one fn
+  // over the same tiles (16 rows a task), so a chunk of real tokens gets the same bits either way.
+  const std::string llama = kRoot + "/examples/llama.mk";
+  const ir::Megakernel longMk = buildKernel(llama, "tiny", {}, 0, "prefill");
+  const ir::Megakernel shortMk = buildKernel(llama, "tiny", {}, 0, "prefill_short");
+  const PrefillIo lio = prefillIo(longMk), sio = prefillIo(shortMk);
+  REQUIRE(lio.chunk == 32);
+  REQUIRE(sio.chunk == 16);
+  interp::Interpreter lg(longMk), sh(shortMk);
+  lg.randomWeights(11);
+  sh.randomWeights(11);
+  sh.setCheckAccesses(true);
+  std::vector<int> tokens;
+  for (int i = 0; i < 39; ++i) tokens.push_back((i * 37 + 5) % 256);
+  // The first 32 through the long step on both, then the last 7 through each step.
+  const std::vector<int> first(tokens.begin(), tokens.begin() + 32), rest(tokens.begin() + 32, tokens.end());
+  prefill(lg, lio, first, 0, 5);
+  copyCaches(lg, sh);
+  const ChunkResult l = prefill(lg, lio, rest, 32, 5);
+  const ChunkResult s = prefill(sh, sio, rest, 32, 5);
+  CHECK(s.logits == l.logits);
+  CHECK(s.next == l.next);
+  // The caches agree at every position the real tokens wrote (0 .. 38).
+  for (const auto& t : longMk.graph.tensors)
+    if (t.kind == ir::Tensor::State) {
+      CAPTURE(t.name);
+      const std::vector<float> lc = lg.tensor(t.id), sc = sh.tensor(tensorNamed(shortMk, t.name));
+      const int64_t heads = t.shape.at(0), S = t.shape.at(1), Dh = t.shape.at(2);
+      for (int64_t h = 0; h < heads; ++h)
+        for (int64_t p = 0; p < 39; ++p)
+          for (int64_t d = 0; d < Dh; ++d) CHECK(sc[size_t((h * S + p) * Dh + d)] == lc[size_t((h * S + p) * Dh + d)]);
+    }
+}

@@ -601,6 +601,18 @@ TEST_CASE("mkdsl run --device cuda: no driver here, and the fake driver") {
   CHECK(r.err.find(" ms (the 3 prompt tokens in 1 prefill step of 16, host wall clock)") != std::string::npos);
   CHECK(r.err.find("mkdsl: per-token latency (3 decode steps, GPU time per launch): median 0.250 ms, p90 0.250 ms, p99 0.250 ms") !=
         std::string::npos);
+  // examples/llama.mk's tiny config has prefill steps of 32 and 16 tokens: the short one takes a
+  // prompt it holds, and the rest of a longer one after the long steps.
+  const std::string llamaMk = "run --stdlib '" + kStdlib + "' '" + kRoot + "/examples/llama.mk' --config tiny --device cuda ";
+  r = runMkdsl(llamaMk + "--random-weights 7 --tokens 1,2,3 --max-new 2", fake);
+  INFO(r.err);
+  CHECK(r.exitCode == 0);
+  CHECK(r.err.find(" ms (the 3 prompt tokens in 1 prefill step of 16, host wall clock)") != std::string::npos);
+  std::string forty = "1";
+  for (int i = 1; i < 40; ++i) forty += "," + std::to_string(i % 200 + 1);
+  r = runMkdsl(llamaMk + "--random-weights 7 --tokens " + forty + " --max-new 2", fake);
+  CHECK(r.exitCode == 0);
+  CHECK(r.err.find(" ms (the 40 prompt tokens in 2 prefill steps of 32 + 16, host wall clock)") != std::string::npos);
   r = runMkdsl(cudaArgs("--random-weights 7 --tokens 1,2,3 --max-new 4 --no-prefill"), fake);
   CHECK(r.exitCode == 0);
   CHECK(r.err.find("mkdsl: 6 steps (3 prompt tokens, 4 generated)") != std::string::npos);

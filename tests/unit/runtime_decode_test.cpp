@@ -47,14 +47,23 @@ struct ScriptedStepper : rt::Stepper {
   std::string timeSource() const override { return "test time"; }
 };
 
-// The same with a prefill step of 4 tokens whose chunk must fit the 8 positions (pos0 <= 4); its
-// logits and next token are those ScriptedStepper gives for the chunk's last token.
+// The same with prefill steps of `lengths` tokens (one of 4 by default), whose chunks must fit
+// the posBound positions (a chunk of 4 in 8 starts at 0 .. 4); their logits and next token are
+// those ScriptedStepper gives for the chunk's last token.
 struct PrefillStepper : ScriptedStepper {
+  std::vector<int64_t> lengths = {4};  // shortest first
   std::vector<std::pair<std::vector<int64_t>, int64_t>> chunks;  // (tokens, pos0) per prefill
-  int64_t prefillChunk() const override { return 4; }
-  int64_t prefillStartBound() const override { return posBound - 4 + 1; }
-  void prefill(const std::vector<int64_t>& tokens, int64_t pos0) override {
+  std::vector<int64_t> stepLengths;                              // the chunk length of each
+  std::vector<PrefillShape> prefillShapes() const override {
+    std::vector<PrefillShape> shapes;
+    for (int64_t n : lengths) shapes.push_back({n, posBound - n + 1});
+    return shapes;
+  }
+  void prefill(const std::vector<int64_t>& tokens, int64_t pos0, int64_t chunk) override {
+    REQUIRE(int64_t(tokens.size()) <= chunk);
+    REQUIRE(pos0 + chunk <= posBound);
     chunks.push_back({tokens, pos0});
+    stepLengths.push_back(chunk);
     seen.push_back({tokens.back(), pos0 + int64_t(tokens.size()) - 1});
   }
 };
@@ -169,6 +178,52 @@ TEST_CASE("decode: the prompt in chunks through the prefill step, the tail one t
       CHECK(s.seen.size() == size_t(c == 0 ? 3 : 4));
     }
   }
+}
+
+TEST_CASE("decode: prefill steps of two lengths: the longest while it fills, then the shortest that holds the rest") {
+  using Chunks = std::vector<std::pair<std::vector<int64_t>, int64_t>>;
+  PrefillStepper s;
+  s.lengths = {2, 4};
+  s.posBound = 16;
+  rt::DecodeResult r = rt::decode(s, {1, 2, 3, 4, 5}, {2, false});
+  CHECK(s.chunks == Chunks{{{1, 2, 3, 4}, 0}, {{5}, 4}});
+  CHECK(s.stepLengths == std::vector<int64_t>{4, 2});
+  CHECK(r.prefillChunks == std::vector<int64_t>{4, 2});
+  CHECK(r.generated == std::vector<int64_t>{5, 5});  // 3 * 5 % 10, then 3 * 5 % 10
+  CHECK(rt::decodeReport(r)[1].find(" ms (the 5 prompt tokens in 2 prefill steps of 4 + 2, host wall clock)") !=
+        std::string::npos);
+  // A short prompt takes the short step alone; a longer one, the longest while it fills it, then
+  // the shortest that holds the rest.
+  s = PrefillStepper();
+  s.lengths = {2, 4};
+  s.posBound = 16;
+  r = rt::decode(s, {7}, {1, false});
+  CHECK(s.chunks == Chunks{{{7}, 0}});
+  CHECK(s.stepLengths == std::vector<int64_t>{2});
+  s = PrefillStepper();
+  s.lengths = {2, 4};
+  s.posBound = 16;
+  r = rt::decode(s, {1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, false});
+  CHECK(s.stepLengths == std::vector<int64_t>{4, 4, 2});
+  CHECK(rt::decodeReport(r)[1].find("in 3 prefill steps of 2 x 4 + 2, host wall clock") != std::string::npos);
+  s = PrefillStepper();
+  s.lengths = {2, 4};
+  s.posBound = 16;
+  r = rt::decode(s, {1, 2, 3}, {1, false});
+  CHECK(s.stepLengths == std::vector<int64_t>{4});
+  CHECK(s.chunks == Chunks{{{1, 2, 3}, 0}});
+  // Near the end of the KV cache (7 positions: a chunk of 4 starts at 0 .. 3, of 2 at 0 .. 5):
+  // the short step takes what the long one cannot, the rest goes one token per step.
+  s = PrefillStepper();
+  s.lengths = {2, 4};
+  s.posBound = 7;
+  CHECK(rt::plannedSteps(s, 7, {1, false}) == 3);
+  r = rt::decode(s, {1, 2, 3, 4, 5, 6, 7}, {1, false});
+  CHECK(s.chunks == Chunks{{{1, 2, 3, 4}, 0}, {{5, 6}, 4}});
+  CHECK(s.stepLengths == std::vector<int64_t>{4, 2});
+  REQUIRE(s.seen.size() == 3);
+  CHECK(s.seen[2] == std::vector<int64_t>{7, 6});  // the seventh token at position 6, a decode step
+  CHECK(rt::decodeReport(r)[1].find("in 2 prefill steps of 4 + 2, then 1 one token per step") != std::string::npos);
 }
 
 TEST_CASE("decode: the after-step hook sees every step once, in order, after it ran") {
