@@ -4,8 +4,10 @@
 // every prompt position's logits from prefill_logits' chunks against transformers float32
 // (tests/data's golden) and against the decode step's logits at that position, with the CPU
 // test's gates. Each chunking of the prompt (`--chunks 16,8` and `--chunks 5,16,3`: a chunk
-// starting mid-block) starts from a reset. Then the decode step continues, in the same model,
-// from the caches a `prefill` of the first chunk of the first chunking left, within the same gates.
+// starting mid-block) starts from a reset. Then, for each step that returns the last row's logits
+// only (`prefill`, and `prefill_short` where the program has one), the decode step continues, in
+// the same model, from the caches that step left over the first chunk of the first chunking (as
+// much of it as the step holds), within the same gates.
 //
 //   mk-prefill-check --kernel K.ptx --weights W.safetensors --tokens T.txt --golden-f32 G.npy
 //                    [--chunks 16,8 --chunks 5,16,3] [--timeout-ms N]
@@ -19,10 +21,10 @@
 // under compute-sanitizer).
 // Prints one line per chunking and the worst errors; exit 0 when every gate holds, 1 otherwise.
 //
-//   mk-prefill-check --kernel K.ptx --random-weights SEED --time-tokens N [--runs R] [--trace F.json]
+//   mk-prefill-check --kernel K.ptx --random-weights SEED --time-tokens N [--runs R] [--step S] [--trace F.json]
 //
 // times instead (no check): a prompt of N tokens (deterministic ids below 256) through the kernel's
-// `prefill` step in chunks of its T on random weights, R times from a reset; prints each chunk's GPU time
+// `prefill` step (or step S, e.g. prefill_short) in chunks of its T on random weights, R times from a reset; prints each chunk's GPU time
 // (the runtime's CUDA events around each launch) and the median, min and max over the runs of
 // their sum, the prefill part of the time to first token. With --trace (a kernel built with
 // `mkdsl build --trace`) the first run's first chunk is written as a Chrome trace and its summary
@@ -79,12 +81,12 @@ int64_t chunkRows(mkrt::Model& prefill, const std::string& what) {
   throw std::runtime_error(what + ": no `tokens` input of one dimension");
 }
 
-int timePrefill(const std::string& ptx, const std::string& meta, uint64_t seed, int tokens, int runs, uint64_t timeoutMs,
-                const std::string& tracePath) {
+int timePrefill(const std::string& ptx, const std::string& meta, const std::string& step, uint64_t seed, int tokens,
+                int runs, uint64_t timeoutMs, const std::string& tracePath) {
   mkrt::Model prefill(ptx, meta);
   if (timeoutMs) prefill.setTimeoutNs(timeoutMs * 1000000);
   prefill.randomWeights(seed);
-  prefill.selectStep("prefill");
+  prefill.selectStep(step);
   const int64_t T = chunkRows(prefill, ptx);
   std::optional<mk::runtime::TraceCapture> trace;
   if (!tracePath.empty()) trace.emplace(prefill, 1, (tokens + T - 1) / T);
@@ -124,7 +126,7 @@ int run(int argc, char** argv) {
   std::string kernel, weights, tokensFile, goldenFile;
   std::vector<std::vector<int>> chunkings;
   uint64_t timeoutMs = 0, seed = 0;
-  std::string tracePath;
+  std::string tracePath, step = "prefill";
   int timeTokens = 0, runs = 5;
   double gateDecode = kVsDecode, gateHf = kVsHfF32, argmaxMargin = 0;
   for (int i = 1; i < argc; ++i) {
@@ -142,6 +144,7 @@ int run(int argc, char** argv) {
     else if (a == "--random-weights") seed = std::stoull(value());
     else if (a == "--time-tokens") timeTokens = std::stoi(value());
     else if (a == "--runs") runs = std::stoi(value());
+    else if (a == "--step") step = value();
     else if (a == "--trace") tracePath = value();
     else if (a == "--gate-hf") gateHf = std::stod(value());
     else if (a == "--gate-decode") gateDecode = std::stod(value());
@@ -150,7 +153,8 @@ int run(int argc, char** argv) {
   }
   auto meta = [](const std::string& ptx) { return ptx.substr(0, ptx.rfind('.')) + ".meta.json"; };
   if (kernel.empty()) throw std::runtime_error("--kernel is required");
-  if (timeTokens > 0) return timePrefill(kernel, meta(kernel), seed, timeTokens, std::max(runs, 1), timeoutMs, tracePath);
+  if (timeTokens > 0)
+    return timePrefill(kernel, meta(kernel), step, seed, timeTokens, std::max(runs, 1), timeoutMs, tracePath);
   if (weights.empty() || tokensFile.empty() || goldenFile.empty())
     throw std::runtime_error("--weights, --tokens and --golden-f32 are required");
   if (chunkings.empty()) chunkings = {{16, 8}, {5, 16, 3}};
@@ -238,12 +242,20 @@ int run(int argc, char** argv) {
                 label.c_str(), worstDecode, worstHf, agree, decidedCount, nextOk ? "ok" : "WRONG");
   }
 
-  // The production pair: `prefill` of the first chunk, then the decode step from its caches.
-  {
-    const int n = chunkings.front().front();
+  // The production pairs: each prefill step that returns the last row only (`prefill`, and
+  // `prefill_short` where the program has it) over the first chunk (as much of it as the step
+  // holds), then the decode step from its caches.
+  for (const std::string& step : model.stepNames()) {
+    if (step == "decode" || step == "prefill_logits") continue;
+    prefill.selectStep(step);
+    const int64_t stepT = chunkRows(prefill, kernel + " step " + step);
+    const int n = int(std::min<int64_t>(chunkings.front().front(), stepT));
     prefill.reset();
-    prefill.selectStep("prefill");
-    chunkInputs(0, n);
+    std::vector<int32_t> padded(size_t(stepT), 0);
+    std::copy(tokens.begin(), tokens.begin() + n, padded.begin());
+    prefill.setInput("tokens", padded, {stepT});
+    prefill.setInput("pos0", int32_t(0));
+    prefill.setInput("last", int32_t(n - 1));
     prefill.step();
     const std::vector<float> last = prefill.output("logits");
     double worst = mkref::rel_l2(last, rowOf(decoded, size_t(n - 1), V));
@@ -259,8 +271,8 @@ int run(int argc, char** argv) {
     }
     const bool pairOk = worst <= gateDecode && worstHf <= gateHf;
     ok = ok && pairOk;
-    std::printf("prefill of %d tokens, then decode of %zu from its caches: worst %.3e vs decode-only, %.3e vs HF f32%s\n",
-                n, N - size_t(n), worst, worstHf, pairOk ? "" : " (over the gate)");
+    std::printf("%s of %d tokens, then decode of %zu from its caches: worst %.3e vs decode-only, %.3e vs HF f32%s\n",
+                step.c_str(), n, N - size_t(n), worst, worstHf, pairOk ? "" : " (over the gate)");
   }
   std::printf("decode kernel vs HF f32 worst %.3e over %zu positions\n", worstDecodeGpu, N);
   std::printf("%s\n", ok ? "PASS" : "FAIL");
