@@ -581,8 +581,8 @@ def torch_at(args, tm, c, torch, compile_ok, first_compile, rec):
 COMPILED = {"any": False}
 
 PREFILL_NOTE = ("mkdsl: one mkrt-run process per run (weights loaded before the clock starts) with --max-new 1; "
-                "it feeds the P prompt tokens through the kernel's prefill step in chunks of its T (the last "
-                "may be partial) and its 'time to first token' is the host wall clock from the first chunk to "
+                "it feeds the P prompt tokens through the kernel's prefill steps (the longest chunk while the "
+                "prompt fills it, then the shortest that holds the rest, which may be partial) and its 'time to first token' is the host wall clock from the first chunk to "
                 "the first generated token. torch: scripts/torch_llama.py's prefill, one forward over the P "
                 "tokens at positions 0..P-1 (causal SDPA over the prompt, the static cache written as it goes, "
                 "the LM head on the last position only); CUDA events around one CUDA-graph replay (compile) or "

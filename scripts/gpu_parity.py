@@ -786,7 +786,8 @@ def prefill_check(args, meta, wdir, tokens, golden_f32, name):
     with open(os.path.join(args.out, "prefill_check.log"), "w") as f:
         f.write("$ " + shlex.join(cmd) + "\n" + out + f"\n[exit status {rc}]\n")
     os.remove(gold)
-    lines = [ln for ln in out.splitlines() if ln.startswith(("chunks ", "prefill of ", "decode kernel "))]
+    # The chunkings, each prefill step's decode-after-prefill pair ("prefill_short of ..."), decode.
+    lines = [ln for ln in out.splitlines() if ln.startswith(("chunks ", "prefill", "decode kernel "))]
     log(f"[{name}] prefill check (chunks of {T}): exit {rc}, {time.time() - t0:.1f} s\n  " + "\n  ".join(lines))
     return dict(command=shlex.join(cmd), exit_status=rc, chunk_tokens=T, chunkings=chunkings, results=lines,
                 passed=rc == 0, log="prefill_check.log", wall_s=round(time.time() - t0, 2))
