@@ -293,7 +293,6 @@ MkrtStepper::MkrtStepper(mkrt::Model& model) : model_(model), decodeStep_(model.
   }
   // The prefill steps: inputs Tokens [T], Position and Row; logits of the decode step's length.
   // Of those of one T, the one with the fewest outputs.
-  std::vector<size_t> outputsOf;
   for (const std::string& name : model_.stepNames()) {
     if (name == decodeStep_) continue;
     model_.selectStep(name);
@@ -316,12 +315,10 @@ MkrtStepper::MkrtStepper(mkrt::Model& model) : model_(model), decodeStep_(model.
     if (other || p.tokens.empty() || p.pos0.empty() || p.row.empty() || p.logits.empty() || p.chunk <= 0 ||
         (next_.empty() != p.next.empty()))
       continue;
+    p.outputs = outs.size();
     auto same = std::find_if(prefill_.begin(), prefill_.end(), [&](const PrefillStep& q) { return q.chunk == p.chunk; });
-    if (same == prefill_.end()) {
-      prefill_.push_back(p), outputsOf.push_back(outs.size());
-    } else if (outs.size() < outputsOf[size_t(same - prefill_.begin())]) {
-      outputsOf[size_t(same - prefill_.begin())] = outs.size(), *same = p;
-    }
+    if (same == prefill_.end()) prefill_.push_back(p);
+    else if (p.outputs < same->outputs) *same = p;
   }
   std::sort(prefill_.begin(), prefill_.end(), [](const PrefillStep& a, const PrefillStep& b) { return a.chunk < b.chunk; });
   model_.selectStep(decodeStep_);

@@ -80,7 +80,6 @@ class Stepper {
   // the prompt runs one token per step.
   struct PrefillShape {
     int64_t chunk = 0, startBound = -1;
-    bool operator==(const PrefillShape&) const = default;
   };
   virtual std::vector<PrefillShape> prefillShapes() const { return {}; }
   // Runs the prefill step of chunk length `chunk` (one of prefillShapes()) on `tokens` (1 ..
@@ -199,6 +198,7 @@ class MkrtStepper : public Stepper {
   struct PrefillStep {
     std::string step, tokens, pos0, row, logits, next;
     int64_t chunk = 0, startBound = -1;
+    size_t outputs = 0;  // how many outputs the step has
   };
   void select(const std::string& step);
 

@@ -185,10 +185,11 @@ int run(int argc, char** argv) {
   mkrt::Model& prefill = model;
   prefill.selectStep("prefill_logits");
   const int64_t T = chunkRows(prefill, kernel);
-  auto chunkInputs = [&](size_t p0, int n) {
-    std::vector<int32_t> padded(size_t(T), 0);
+  // The inputs of a chunk of n tokens at p0, padded to the selected step's chunk length `rows`.
+  auto chunkInputs = [&](size_t p0, int n, int64_t rows) {
+    std::vector<int32_t> padded(size_t(rows), 0);
     std::copy(tokens.begin() + long(p0), tokens.begin() + long(p0) + n, padded.begin());
-    prefill.setInput("tokens", padded, {T});
+    prefill.setInput("tokens", padded, {rows});
     prefill.setInput("pos0", int32_t(p0));
     prefill.setInput("last", int32_t(n - 1));
   };
@@ -210,7 +211,7 @@ int run(int argc, char** argv) {
     bool nextOk = true;
     for (int n : chunks) {
       if (n <= 0 || n > T || p0 + size_t(n) > N) throw std::runtime_error("a chunking must cover the prompt in chunks of 1 .. T");
-      chunkInputs(p0, n);
+      chunkInputs(p0, n, T);
       prefill.step();
       const std::vector<float> all = prefill.output("row_logits");
       rows.insert(rows.end(), all.begin(), all.begin() + long(size_t(n) * V));
@@ -251,11 +252,7 @@ int run(int argc, char** argv) {
     const int64_t stepT = chunkRows(prefill, kernel + " step " + step);
     const int n = int(std::min<int64_t>(chunkings.front().front(), stepT));
     prefill.reset();
-    std::vector<int32_t> padded(size_t(stepT), 0);
-    std::copy(tokens.begin(), tokens.begin() + n, padded.begin());
-    prefill.setInput("tokens", padded, {stepT});
-    prefill.setInput("pos0", int32_t(0));
-    prefill.setInput("last", int32_t(n - 1));
+    chunkInputs(0, n, stepT);
     prefill.step();
     const std::vector<float> last = prefill.output("logits");
     double worst = mkref::rel_l2(last, rowOf(decoded, size_t(n - 1), V));
