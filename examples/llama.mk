@@ -78,8 +78,12 @@ config llama_3_2_1b {
     /// of one) that it holds runs one short step instead of a whole `chunk`.
     short_chunk = 128;
     /// Tuning of `prefill_short`: rows per projection task, o and down in this many parts of K,
-    /// and queries per attention block: more tasks for the SMs from fewer rows.
+    /// and queries per attention block: more tasks for the SMs from fewer rows; its K chunk and
+    /// q/k/v rotation pairs per task (the long step's 64 and 32 spill in its 64-row tasks: on
+    /// sm_80's mma.sync, and on sm_90a).
     short_rows = 64;
+    short_k_chunk = 128;
+    short_qkv_cols = 16;
     short_splits = 4;
     short_queries = 64;
     /// Tuning, the prefill (bench/results/2026-12-03-prefill-tiles, 512 tokens on an H200): 128
@@ -90,19 +94,25 @@ config llama_3_2_1b {
     /// q/k/v tasks were slower); 5.37 ms on wgmma, where 128-column gate/up tasks, 32-pair q/k/v
     /// tasks and 128 x 64 or 64 x 64 attention blocks were not faster
     /// (bench/results/2026-12-05-wgmma-check). The tiles need up to 227 KB of shared memory:
-    /// an A100 (163 KB a block) takes `--set prefill_rows=64 --set short_rows=64`, and this config's gate/up
-    /// `--set prefill_ffn_cols=64`
-    /// (tests/codegen/check_targets.sh); an AMDGPU build (64 KiB of LDS per workgroup) smaller
-    /// ones, e.g. `--set chunk=128 --set prefill_rows=32 --set prefill_k_chunk=32 --set
-    /// prefill_cols=16 --set prefill_queries=16 --set prefill_keys=64 --set prefill_norm_rows=1
-    /// --set short_chunk=64 --set short_rows=32 --set short_queries=16` (tests/codegen/check_amdgpu.sh).
+    /// an A100 (163 KB a block) takes `--set prefill_rows=64 --set prefill_qkv_rows=64 --set
+    /// short_rows=64`, and this config's gate/up and K chunk `--set prefill_ffn_cols=64 --set
+    /// prefill_k_chunk=128` (tests/codegen/check_targets.sh); an AMDGPU build (64 KiB of LDS per
+    /// workgroup) smaller ones, e.g. `--set chunk=128 --set prefill_rows=32 --set
+    /// prefill_qkv_rows=32 --set prefill_k_chunk=32 --set prefill_cols=16 --set prefill_queries=16
+    /// --set prefill_keys=64 --set prefill_norm_rows=1 --set short_chunk=64 --set short_rows=32
+    /// --set short_k_chunk=32 --set short_queries=16` (tests/codegen/check_amdgpu.sh).
     /// Rows per task of the prefill projections; divides chunk.
     prefill_rows = 128;
-    /// Tuning: K chunk of the prefill projections; divides hidden, heads * head_dim and ffn.
-    prefill_k_chunk = 128;
+    /// Tuning: rows per task of the prefill q/k/v projection (divides chunk), and the K chunk of
+    /// the prefill projections (divides hidden, heads * head_dim and ffn). q/k/v tasks of 256 x 64
+    /// (96, one an SM) read a third fewer operand bytes on the busiest SM than 384 of 128 x 32;
+    /// with a K chunk of 64 (four copy stages in flight instead of two) the 512-token step went
+    /// 4.06 -> 3.60 ms, the q/k/v tiles alone 3.95 (H100, bench/results/2026-12-07-qkv).
+    prefill_qkv_rows = 256;
+    prefill_k_chunk = 64;
     /// Tuning: output columns per task of the prefill projections (multiples of the weights'
-    /// tile rows above): q/k/v (divides head_dim / 2), o and down, gate/up.
-    prefill_qkv_cols = 16;
+    /// tile rows above): q/k/v rotation pairs (divides head_dim / 2), o and down, gate/up.
+    prefill_qkv_cols = 32;
     prefill_cols = 128;
     /// gate/up tasks of 128 x 256 read a quarter fewer operand bytes than 128 x 128: 4.42 ->
     /// 4.34 ms (H100, bench/results/2026-12-06-rows).
@@ -112,10 +122,8 @@ config llama_3_2_1b {
     /// than 128 x 64 over all of K for as many tasks; 4.52 -> 4.42 ms (H100,
     /// bench/results/2026-12-06-splitk, bench/NOTES.md 29).
     prefill_splits = 2;
-    /// Tuning: rows per task of the prefill norms (divides chunk; each reads its rows whole), and
-    /// the columns the sum after down adds at a time (divides hidden).
+    /// Tuning: rows per task of the prefill norms (divides chunk; each reads its rows whole).
     prefill_norm_rows = 4;
-    prefill_norm_chunk = 512;
     /// Tuning: queries and keys per prefill attention block; divide chunk and max_seq.
     prefill_queries = 64;
     prefill_keys = 128;
@@ -144,7 +152,10 @@ config llama_3_8b : llama_3_2_1b {
     /// Attention blocks of 32 x 128 (64 x 128 needs 243 KB at this head size; 32 x 64 spills on
     /// mma.sync, sm_80 and sm_90). Neither is timed (bench/NOTES.md 26). o and down as the 1B's,
     /// 128 x 128 in two parts of K: its prefill parity holds on them (bench/results/2026-12-06-splitk).
+    /// The 1B's q/k/v tasks and K chunk are not measured here: it keeps the tiles its parity holds on.
     prefill_rows = 128;
+    prefill_qkv_rows = 128;
+    prefill_k_chunk = 128;
     prefill_queries = 32;
     prefill_keys = 128;
     /// The short step's tiles as the long one's (its 1B tiles spill here: on sm_90a with 64-query
@@ -152,6 +163,7 @@ config llama_3_8b : llama_3_2_1b {
     short_rows = 128;
     short_splits = 2;
     short_queries = 32;
+    short_qkv_cols = 32;
 }
 
 /// Tiny Llama for tests (same structure, random weights).
@@ -179,6 +191,7 @@ config tiny : llama_3_2_1b {
     attn_chunk = 16;
     chunk = 32;
     prefill_rows = 16;
+    prefill_qkv_rows = 16;
     prefill_k_chunk = 64;
     prefill_queries = 16;
     prefill_keys = 16;
@@ -189,9 +202,10 @@ config tiny : llama_3_2_1b {
     prefill_ffn_cols = 16;
     /// o's K (heads * head_dim = 64) is one K chunk: one part.
     prefill_splits = 1;
-    prefill_norm_chunk = 64;
     short_chunk = 16;
     short_rows = 16;
+    short_k_chunk = 64;
+    short_qkv_cols = 8;
     short_splits = 1;
     short_queries = 16;
 }
@@ -259,20 +273,27 @@ step decode(token: i32, pos: i32) -> (logits: f32[vocab], next: i32) {
 
 /// Every layer over a chunk of T prompt tokens at positions pos0 .. pos0 + T - 1, appending their
 /// k and v to the caches: the hidden rows the prefill steps finish from. Tuning per step: `BT`
-/// rows per projection task, o and down in `SK` parts of K, `BQ` queries per attention block.
-fn prefill_layers<T, BT, SK, BQ>(tokens: i32[T], pos0: i32) -> f32[T, hidden] {
+/// rows per projection task (`BTQ` for q/k/v), the K chunk `KC`, q/k/v rotation pairs per task
+/// `BNQ`, o and down in `SK` parts of K, `BQ` queries per attention block.
+fn prefill_layers<T, BT, BTQ, KC, BNQ, SK, BQ>(tokens: i32[T], pos0: i32) -> f32[T, hidden] {
     // One task per token: 64-column tasks (the stdlib's default) made 16384 tasks of a
     // microsecond each for a 512-token chunk of the 1B (3% of its prefill step).
     var x: f32[T, hidden] = embed_rows(embed_tokens, tokens, C = hidden);
+    var xn: bf16[T, hidden] = rmsnorm_rows(x, layer[0].input_norm, BR = prefill_norm_rows, eps = rms_eps);
     for l in 0 .. layers {
-        x = llama_block_prefill(x, pos0,
-            layer[l].input_norm, layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
+        // Each layer ends with the next one's input norm (the last with its own, unused: the
+        // head normalises the one row it reads).
+        let (y, yn) = llama_block_prefill(x, xn, pos0,
+            layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
             layer[l].o_proj, layer[l].post_norm, layer[l].gate_up, layer[l].down,
-            BT = BT, KC = prefill_k_chunk, BNQ = prefill_qkv_cols, BNO = prefill_cols,
-            BNF = prefill_ffn_cols, BND = prefill_cols, SK = SK, NR = prefill_norm_rows, NC = prefill_norm_chunk,
+            layer[l + 1 - (l + 1) / layers].input_norm,
+            BT = BT, BTQ = BTQ, KC = KC, BNQ = BNQ, BNO = prefill_cols,
+            BNF = prefill_ffn_cols, BND = prefill_cols, SK = SK, NR = prefill_norm_rows,
             BQ = BQ, BK = prefill_keys, eps = rms_eps,
             theta = rope_theta, rope_factor = rope_factor, rope_low = rope_low_freq,
             rope_high = rope_high_freq, rope_orig = rope_orig_ctx);
+        x = y;
+        xn = yn;
     }
     return x;
 }
@@ -281,7 +302,7 @@ fn prefill_layers<T, BT, SK, BQ>(tokens: i32[T], pos0: i32) -> f32[T, hidden] {
 /// and the logits and greedy next token of row `last` (the last real token of a partial chunk;
 /// later rows are padding, and their cache rows are overwritten by the decode steps after it).
 step prefill(tokens: i32[chunk], pos0: i32, last: i32) -> (logits: f32[vocab], next: i32) {
-    let x = prefill_layers(tokens, pos0, BT = prefill_rows, SK = prefill_splits, BQ = prefill_queries);
+    let x = prefill_layers(tokens, pos0, BT = prefill_rows, BTQ = prefill_qkv_rows, KC = prefill_k_chunk, BNQ = prefill_qkv_cols, SK = prefill_splits, BQ = prefill_queries);
     let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
     return (lg, nx);
 }
@@ -289,7 +310,7 @@ step prefill(tokens: i32[chunk], pos0: i32, last: i32) -> (logits: f32[vocab], n
 /// `prefill` over a chunk of `short_chunk` tokens: for a short prompt, or the rest of a long one,
 /// that it holds (the runtime takes the shortest prefill step that holds what is left).
 step prefill_short(tokens: i32[short_chunk], pos0: i32, last: i32) -> (logits: f32[vocab], next: i32) {
-    let x = prefill_layers(tokens, pos0, BT = short_rows, SK = short_splits, BQ = short_queries);
+    let x = prefill_layers(tokens, pos0, BT = short_rows, BTQ = short_rows, KC = short_k_chunk, BNQ = short_qkv_cols, SK = short_splits, BQ = short_queries);
     let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
     return (lg, nx);
 }
@@ -299,7 +320,7 @@ step prefill_short(tokens: i32[short_chunk], pos0: i32, last: i32) -> (logits: f
 /// small model.
 step prefill_logits(tokens: i32[chunk], pos0: i32, last: i32)
     -> (logits: f32[vocab], next: i32, row_logits: f32[chunk, vocab]) {
-    let x = prefill_layers(tokens, pos0, BT = prefill_rows, SK = prefill_splits, BQ = prefill_queries);
+    let x = prefill_layers(tokens, pos0, BT = prefill_rows, BTQ = prefill_qkv_rows, KC = prefill_k_chunk, BNQ = prefill_qkv_cols, SK = prefill_splits, BQ = prefill_queries);
     let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
     let xn = rmsnorm_rows(x, final_norm, eps = rms_eps);
     let rows = lm_head_logits_rows(lm_head, xn, BT = prefill_rows, KC = prefill_k_chunk);

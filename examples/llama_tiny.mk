@@ -143,14 +143,19 @@ step decode(token: i32, pos: i32) -> (logits: f32[vocab], next: i32) {
 /// appending their k and v to the caches: the hidden rows both prefill steps finish from.
 fn prefill_layers(tokens: i32[chunk], pos0: i32) -> f32[chunk, hidden] {
     var x: f32[chunk, hidden] = embed_rows(embed_tokens, tokens);
+    var xn: bf16[chunk, hidden] = rmsnorm_rows(x, layer[0].input_norm, eps = rms_eps);
     for l in 0 .. layers {
-        x = llama_block_prefill(x, pos0,
-            layer[l].input_norm, layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
+        // Each layer ends with the next one's input norm (the last with its own, unused).
+        let (y, yn) = llama_block_prefill(x, xn, pos0,
+            layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
             layer[l].o_proj, layer[l].post_norm, layer[l].gate_up, layer[l].down,
+            layer[l + 1 - (l + 1) / layers].input_norm,
             BT = prefill_rows, KC = prefill_k_chunk, SK = prefill_splits, BQ = prefill_queries, BK = prefill_keys,
             eps = rms_eps,
             theta = rope_theta, rope_factor = rope_factor, rope_low = rope_low_freq,
             rope_high = rope_high_freq, rope_orig = rope_orig_ctx);
+        x = y;
+        xn = yn;
     }
     return x;
 }

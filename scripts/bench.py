@@ -77,11 +77,12 @@ before the next one starts):
         recorded and the run goes on.
   6. Prefill rows, per prompt length P of --prefill-tokens (skipped, with the reason recorded, where
      P + 1 > max_seq): P random ids (seed --seed + 500 + P), the same for every side.
-     - mkdsl: `mkrt-run --weights DIR --tokens <P ids> --max-new 1`, its stderr line "time to first
-       token: X ms (the P prompt steps, host wall clock)" (`mkdsl_ttft_us`). mkdsl has no prefill
-       kernel yet (issue 18 builds it): the prompt runs one decode step a token, so this is the
-       P steps' host wall clock, the honest current figure. Also recorded: the median per-step GPU
-       time of those steps (`mkdsl_step_us_median`, informational).
+     - mkdsl: `mkrt-run --weights DIR --tokens <P ids> --max-new 1 --warmup W` (W = --prefill-warmup
+       untimed runs in the same process first, as each torch side gets), its stderr line "time to
+       first token: X ms (the P prompt tokens in N prefill steps of ..., host wall clock)"
+       (`mkdsl_ttft_us`): the prompt through the kernel's prefill steps (a kernel without one: a
+       decode step a token, "the P prompt steps"). Also recorded: the prefill steps' GPU time
+       (`mkdsl_step_us_median`, informational).
      - torch.compile + CUDA graph: torch_llama's `prefill` (one forward over the P tokens at
        positions 0 .. P-1; SDPA with is_causal over the prompt's own k/v; the static cache of
        round_up(P + 1, 16) positions written as it goes; the LM head on the last position only),
@@ -580,7 +581,8 @@ def torch_at(args, tm, c, torch, compile_ok, first_compile, rec):
 # deadline check asks the whole --compile-budget-s for it, a third for later ones).
 COMPILED = {"any": False}
 
-PREFILL_NOTE = ("mkdsl: one mkrt-run process per run (weights loaded before the clock starts) with --max-new 1; "
+PREFILL_NOTE = ("mkdsl: one mkrt-run process per run (weights loaded before the clock starts) with --max-new 1, "
+                "reporting its run after --prefill-warmup untimed ones (`--warmup`, the state reset after them); "
                 "it feeds the P prompt tokens through the kernel's prefill steps (the longest chunk while the "
                 "prompt fills it, then the shortest that holds the rest, which may be partial) and its 'time to first token' is the host wall clock from the first chunk to "
                 "the first generated token. torch: scripts/torch_llama.py's prefill, one forward over the P "
@@ -599,7 +601,9 @@ def mkdsl_ttft(args, spec, wdir, tokens, run):
     """One `mkrt-run --tokens <P ids> --max-new 1`: its 'time to first token' line (stderr)."""
     P = len(tokens)
     logfile = os.path.join(args.out, f"mkrt_prefill_{spec.name}_p{P}_r{run}.log")
-    info, out = gp.run_mkrt(mkrt_args(args, spec), wdir, tokens, 1, None, logfile, meta=spec.meta_path)
+    # As many untimed runs first as each torch side gets (--prefill-warmup), in the same process.
+    info, out = gp.run_mkrt(mkrt_args(args, spec), wdir, tokens, 1, None, logfile, meta=spec.meta_path,
+                            extra=("--warmup", str(args.prefill_warmup)))
     info.pop("command", None)  # 2048 ids: the log file has it
     if out.strip().isdigit():
         info["first_token"] = int(out.strip())

@@ -231,12 +231,12 @@ def fmt(x, spec=".3g"):
 # ----------------------------------------------------------------------------------------------
 # mkrt-run
 
-def run_mkrt(args, weights, tokens, max_new, dump, logfile, meta=None):
+def run_mkrt(args, weights, tokens, max_new, dump, logfile, meta=None, extra=()):
     cmd = [args.mkrt, "--ptx", args.ptx]
     if meta:
         cmd += ["--meta", meta]
     cmd += ["--weights", weights, "--tokens", ",".join(str(t) for t in tokens),
-            "--max-new", str(max_new)]
+            "--max-new", str(max_new), *extra]
     if dump:
         cmd += ["--dump-logits", dump]
     def text(x):

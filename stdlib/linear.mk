@@ -53,7 +53,7 @@ op linear_residual_rows<N, K, T, R = 16, C = 512, BN = R, BT = 16, KC = 64>(w: b
 
 /// Split-K form of `linear_residual_rows`, without the residual: `S` partial products, each over
 /// K / S, `p[s] = x[:, s K/S ..] W[:, s K/S ..]^T` in f32, for a consumer that adds the residual and
-/// the parts as it reads them (std.norm's `residual_rmsnorm_rows` and `residual_sum_rows`). Where
+/// the parts as it reads them (std.norm's `residual_rmsnorm_rows`). Where
 /// the outputs are few for the SMs (o and down of a 512-row prefill), S tasks of twice the columns
 /// read fewer operand bytes per output than one task over all of K (bench/NOTES.md 29).
 /// Task (t, b, s) owns part s of the BN output columns t*BN.. of the BT rows b*BT...

@@ -72,33 +72,35 @@ fn llama_head<V, D, R = 16, C = 512, eps: float = 1e-5>(x: f32[D], norm: bf16[D]
 }
 
 /// Prefill form of `llama_block`: one decoder layer for a chunk of T tokens at positions pos0 ..
-/// pos0 + T - 1 (x f32[T, D], the residual stream of every row), appending their k and v to the
-/// caches. The same weights, layouts and tuning as `llama_block` (`NS` and `AC` are decode-only);
-/// `BT` rows per task and `KC` K chunk of every projection (BT must divide T, KC every K); the
-/// output columns per task of the q/k/v, o, gate/up and down projections `BNQ`, `BNO`, `BNF` and
-/// `BND` (multiples of the weight's tile rows; BNQ divides Dh / 2); and `BQ` queries, `BK` keys per
-/// attention block (BQ must divide T, BK must divide S); o and down in `SK` parts of K (std.linear's
-/// `linear_partial_rows`: SK * KC must divide their K), summed into the residual stream by the
-/// ops after them. The rows are normalised once per norm
-/// (std.norm's `rmsnorm_rows`), `NR` rows per task (the sum after down `NC` columns at a time). Products run on the tensor cores with bf16 operands: the
-/// normalised rows and the attention probabilities are rounded to bf16 here, where the decode form
-/// keeps them f32 (docs/language.md §10.1). `pos0 + T` must be at most S.
+/// pos0 + T - 1 (x f32[T, D], the residual stream of every row; xn, x normalised by this layer's
+/// input norm), appending their k and v to the caches. Returns the layer's output y and yn, y
+/// normalised by `next_norm` (the next layer's input norm): each norm runs in the op that sums the
+/// residual stream (std.norm's `residual_rmsnorm_rows`), the first layer's xn in `rmsnorm_rows`.
+/// The same weights, layouts and tuning as `llama_block` (`NS` and `AC` are decode-only); `BT`
+/// rows per task (`BTQ` for q/k/v, BT by default) and `KC` K chunk of every projection (BT and BTQ
+/// must divide T, KC every K); the output columns per task of the q/k/v, o, gate/up and down
+/// projections `BNQ`, `BNO`, `BNF` and `BND` (multiples of the weight's tile rows; BNQ divides
+/// Dh / 2); and `BQ` queries, `BK` keys per attention block (BQ must divide T, BK must divide S);
+/// o and down in `SK` parts of K (std.linear's `linear_partial_rows`: SK * KC must divide their
+/// K), summed into the residual stream by the norms after them, `NR` rows per task. Products run
+/// on the tensor cores with bf16 operands: the normalised rows and the attention probabilities
+/// are rounded to bf16 here, where the decode form keeps them f32 (docs/language.md §10.1).
+/// `pos0 + T` must be at most S.
 fn llama_block_prefill<T, D, QD, KVH, S, Dh, F,
     RQ = 16, RO = 16, RF = 16, RD = 16, CQ = 512, CO = 512, CF = 512, CD = 512,
-    BT = 16, KC = 64, BQ = 16, BK = 64, BNQ = RQ, BNO = RO, BNF = RF, BND = RD, SK = 1, NR = 1, NC = KC, eps: float = 1e-5, theta: float = 500000.0,
+    BT = 16, BTQ = BT, KC = 64, BQ = 16, BK = 64, BNQ = RQ, BNO = RO, BNF = RF, BND = RD, SK = 1, NR = 1, eps: float = 1e-5, theta: float = 500000.0,
     rope_factor: float = 1.0, rope_low: float = 1.0, rope_high: float = 4.0,
     rope_orig: float = 8192.0>(
-    x: f32[T, D], pos0: i32,
-    attn_norm: bf16[D],
+    x: f32[T, D], xn: bf16[T, D], pos0: i32,
     w_qkv: bf16[QD + 2 * KVH * Dh, D] tiled(RQ, CQ),
     k_cache: inout bf16[KVH, S, Dh],
     v_cache: inout bf16[KVH, S, Dh],
     w_o: bf16[D, QD] tiled(RO, CO),
     mlp_norm: bf16[D],
     w_gate_up: bf16[2 * F, D] tiled(RF, CF),
-    w_down: bf16[D, F] tiled(RD, CD)) -> f32[T, D] {
-    let xn = rmsnorm_rows(x, attn_norm, BR = NR, eps = eps);
-    let q = qkv_rope_append_rows(w_qkv, xn, pos0, k_cache, v_cache, BN = BNQ, BT = BT, KC = KC,
+    w_down: bf16[D, F] tiled(RD, CD),
+    next_norm: bf16[D]) -> (y: f32[T, D], yn: bf16[T, D]) {
+    let q = qkv_rope_append_rows(w_qkv, xn, pos0, k_cache, v_cache, BN = BNQ, BT = BTQ, KC = KC,
         theta = theta, rope_factor = rope_factor, rope_low = rope_low,
         rope_high = rope_high, rope_orig = rope_orig);
     let a = attention_prefill(q, k_cache, v_cache, pos0, BQ = BQ, BK = BK);
@@ -107,8 +109,8 @@ fn llama_block_prefill<T, D, QD, KVH, S, Dh, F,
     let (h, hn) = residual_rmsnorm_rows(po, x, mlp_norm, BR = NR, eps = eps);
     let act = swiglu_rows(w_gate_up, hn, BN = BNF, BT = BT, KC = KC);
     let pd = linear_partial_rows(w_down, act, S = SK, BN = BND, BT = BT, KC = KC);
-    let y = residual_sum_rows(pd, h, BR = NR, KC = NC);
-    return y;
+    let (y, yn) = residual_rmsnorm_rows(pd, h, next_norm, BR = NR, eps = eps);
+    return (y, yn);
 }
 
 /// The head after a prefill: `llama_head` on row `last` of x (the chunk's last real token: a

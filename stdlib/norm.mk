@@ -66,18 +66,3 @@ op residual_rmsnorm_rows<T, K, S, BR = 1, eps: float = 1e-5>(p: f32[S, T, K], re
     let inv_rms = rsqrt(row_sum(hr * hr) / K + eps);
     store y[b * BR : +BR, 0 : +K] = (repeat_rows((load norm[0 : +K]) as f32, BR) * (hr * repeat_cols(inv_rms, K))) as bf16;
 }
-
-/// The residual stream after a split-K projection: `y = residual + p[0] + ... + p[S - 1]` in f32,
-/// in that order (as `residual_rmsnorm_rows` sums it). Task b owns rows b*BR...
-op residual_sum_rows<T, K, S, BR = 1, KC = 64>(p: f32[S, T, K], residual: f32[T, K]) -> y: f32[T, K]
-    tasks b in T / BR {
-    static_assert(K % KC == 0, "residual_sum_rows: the K chunk KC must divide K");
-    static_assert(T % BR == 0, "residual_sum_rows: the row block BR must divide T");
-    for k in 0 .. K by KC {
-        var hc: f32[BR, KC] = load residual[b * BR : +BR, k : +KC];
-        for s in 0 .. S {
-            hc += load p[s, b * BR : +BR, k : +KC];
-        }
-        store y[b * BR : +BR, k : +KC] = hc;
-    }
-}

@@ -38,7 +38,7 @@ root=$(cd "$here/../.." && pwd)
 mkdsl="" stdlib="$root/stdlib" targets="gfx942 gfx90a" lld_opt=""
 # The prefill tiles of the 1B and 8B configs on a workgroup of 64 KiB of LDS (examples/llama.mk), in
 # chunks of 128 tokens (and short ones of 64): a 512-token chunk makes an 8B code object of 67 MB (4x) and 90 s (3.5x) to build.
-AMD_PREFILL="--set chunk=128 --set prefill_rows=32 --set prefill_k_chunk=32 --set prefill_cols=16 --set prefill_queries=16 --set prefill_keys=64 --set prefill_norm_rows=1 --set short_chunk=64 --set short_rows=32 --set short_queries=16"
+AMD_PREFILL="--set chunk=128 --set prefill_rows=32 --set prefill_qkv_rows=32 --set prefill_k_chunk=32 --set prefill_cols=16 --set prefill_queries=16 --set prefill_keys=64 --set prefill_norm_rows=1 --set short_chunk=64 --set short_rows=32 --set short_k_chunk=32 --set short_queries=16"
 programs=()
 while (($#)); do
   case $1 in

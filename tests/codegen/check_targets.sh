@@ -33,9 +33,9 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 mkdsl="" stdlib="$root/stdlib" targets="sm_90a sm_90 sm_80" big_ptxas=1 slow_ptxas_s=60 ptxas_opt=""
-A100_PREFILL="--set prefill_rows=64 --set short_rows=64"
+A100_PREFILL="--set prefill_rows=64 --set prefill_qkv_rows=64 --set short_rows=64"
 # and per config: the 1B's gate/up tasks of 128 x 256 need 176 KB at 64 rows.
-a100_prefill() { case $1 in llama_3_2_1b) echo "$A100_PREFILL --set prefill_ffn_cols=64" ;; *) echo "$A100_PREFILL" ;; esac; }
+a100_prefill() { case $1 in llama_3_2_1b) echo "$A100_PREFILL --set prefill_ffn_cols=64 --set prefill_k_chunk=128" ;; *) echo "$A100_PREFILL" ;; esac; }
 programs=()
 while (($#)); do
   case $1 in

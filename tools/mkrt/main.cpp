@@ -38,7 +38,7 @@ namespace {
 const char* kUsage = R"(usage: mkrt-run --ptx FILE.ptx [--meta FILE.meta.json] (--weights PATH | --random-weights SEED)
                 --tokens 1,2,3 [--max-new N] [--dump-logits FILE.npy] [--compare-logits REF.npy]
                 [--tolerance X] [--timeout-ms N] [--device N] [--trace FILE.json [--trace-step N]]
-                [--no-prefill]
+                [--no-prefill] [--warmup N]
 
 Runs a megakernel built by `mkdsl build MODEL.mk -o FILE.ptx` on a CUDA GPU: the prompt in chunks
 through the program's prefill step where it has one (else one token per step), then greedy
@@ -66,6 +66,10 @@ decoding; the decode loop of `mkdsl run` (runtime/decode.h).
   --no-prefill             feed the prompt one token per decode step even where the program has a
                            prefill step (as teacher forcing, --dump-logits, --compare-logits and
                            --trace always do: every step is then a decode step with its logits)
+  --warmup N               run the whole decode N times before the reported one (default 0), then
+                           reset the state: the report is then a warm process's, as a server's
+                           second and later requests are (the first launch of each step pays
+                           one-time costs)
 
 Prints the generated ids on stdout (one line, comma-separated; nothing with --max-new 0), and on
 stderr the device, the time to first token (host wall clock, prompt included), the per-token
@@ -83,6 +87,7 @@ struct Args {
   int64_t maxNew = 16;
   int64_t timeoutMs = 2000;
   int64_t device = 0;
+  int64_t warmup = 0;
   bool prefill = true;
 };
 
@@ -169,6 +174,9 @@ std::string parse(int argc, char** argv, Args& a) {
     } else if (arg == "--trace-step") {
       if (!take("--trace-step") || !number(value, n) || n == 0) return "--trace-step needs a step number (1 is the first)";
       a.traceStep = n;
+    } else if (arg == "--warmup") {
+      if (!take("--warmup") || !number(value, n) || n > 1000) return "--warmup needs a number of runs from 0 to 1000";
+      a.warmup = n;
     } else if (arg == "--device") {
       if (!take("--device") || !number(value, n) || n > 1024) return "--device needs a device index";
       a.device = n;
@@ -246,6 +254,14 @@ int run(const Args& a) {
   else m.loadWeights(a.weights);
   const double loadS = std::chrono::duration<double>(Clock::now() - t0).count();
 
+  // Warm-up runs: the same decode unreported, then the state (caches) back to zero, so the
+  // reported run starts as a cold one would, in a warm process.
+  if (a.warmup > 0) {
+    mk::runtime::DecodeOptions warm = options;
+    warm.keepLogits = false;
+    for (int64_t i = 0; i < a.warmup; ++i) mk::runtime::decode(stepper, a.tokens, warm);
+    m.reset();
+  }
   if (trace) options.afterStep = [&](int64_t step) { trace->afterStep(step); };
   const mk::runtime::DecodeResult r = mk::runtime::decode(stepper, a.tokens, options);
   if (!a.dumpLogits.empty()) mk::runtime::writeNpy(a.dumpLogits, r.steps, int64_t(vocab), r.logits);
@@ -259,6 +275,8 @@ int run(const Args& a) {
     std::fflush(stdout);
   }
   std::fprintf(stderr, "mkrt-run: %s; weights loaded in %.2f s\n", m.device().c_str(), loadS);
+  if (a.warmup > 0)
+    std::fprintf(stderr, "mkrt-run: %lld warm-up run%s before the reported one\n", (long long)a.warmup, a.warmup == 1 ? "" : "s");
   for (const std::string& line : mk::runtime::decodeReport(r)) std::fprintf(stderr, "mkrt-run: %s\n", line.c_str());
   for (const std::string& line : traceLines) std::fprintf(stderr, "mkrt-run: %s\n", line.c_str());
   return reference ? compare(r.logits, *reference, r.steps, vocab, a) : 0;
