@@ -1,7 +1,9 @@
 #!/bin/bash
-# nf- rows: /tmp/nf held examples/llama.mk and stdlib/ with the fused norm (committed since).
-# spill matrix: name|stdlibdir|file|opts
-cd /work/main
+# The spill matrix of spills.txt, from the repository root with a built build/. nf- rows: $NF_DIR
+# (default /tmp/nf) held llama.mk and stdlib/ with the fused norm (committed since), and a tree
+# before it gave the other rows. Scratch files go to /tmp/sp.
+cd "$(dirname "$0")/../../.." && mkdir -p /tmp/sp
+NF_DIR=${NF_DIR:-/tmp/nf}
 M=build/tools/mkdsl/mkdsl
 check() { # name file stdlib target extra...
   local name=$1 file=$2 std=$3 t=$4; shift 4
@@ -13,7 +15,7 @@ check() { # name file stdlib target extra...
 K64="--set prefill_k_chunk=64"; QW="--set prefill_qkv_rows=256 --set prefill_qkv_cols=32"; D="--set prefill_cols=256 --set prefill_splits=4"
 for t in sm_90a sm_90 sm_80; do
  for nf in 0 1; do
-  if [ $nf = 1 ]; then F=/tmp/nf/llama.mk; S=/tmp/nf/stdlib; p=nf-; else F=examples/llama.mk; S=stdlib; p=; fi
+  if [ $nf = 1 ]; then F=$NF_DIR/llama.mk; S=$NF_DIR/stdlib; p=nf-; else F=examples/llama.mk; S=stdlib; p=; fi
   check ${p}base $F $S $t
   check ${p}qw $F $S $t $QW
   check ${p}k64qw $F $S $t $K64 $QW
