@@ -1104,10 +1104,16 @@ def main():
     bases = {n: m.get("torch_baseline_check", {}).get("passed") for n, m in doc["models"].items()}
     invalid_compile = [f"{r['model']} c={r['context']}" for r in doc["results"]
                        if r["torch_compile_us"] is not None and r["torch_compile_matches_eager"] is not True]
-    # A row the deadline left unrun has no torch result to be invalid: it is listed as not run (rc 2).
+    # A row the deadline left unrun has no torch result to be invalid: it is listed as not run (rc 2);
+    # so is a torch.compile the deadline left no time to compile.
     unrun_prefill = [f"{r['model']} P={r['prefill_tokens']}" for r in doc["prefill"] if r["runs"] is None]
+    out_of_time = lambda error: "deadline left" in str(error or "")  # noqa: E731
+    unrun_compile = ([f"{r['model']} c={r['context']}" for r in doc["results"] if out_of_time(r["torch_compile_error"])]
+                     + [f"{r['model']} P={r['prefill_tokens']}" for r in doc["prefill"]
+                        if r["runs"] is not None and out_of_time(r["torch_compile_prefill_error"])])
     invalid_prefill = [f"{r['model']} P={r['prefill_tokens']}" for r in doc["prefill"] if r["runs"] is not None
-                       and not (r["torch_compile_prefill_valid"] and r["torch_eager_prefill_valid"])]
+                       and not ((r["torch_compile_prefill_valid"] or out_of_time(r["torch_compile_prefill_error"]))
+                                and r["torch_eager_prefill_valid"])]
     nums_ok = bool(doc["results"] or doc["prefill"]) and all(
         r["mkdsl_us"] is not None and r["torch_compile_us"] is not None and r["torch_eager_us"] is not None
         for r in doc["results"]) and all(
@@ -1150,6 +1156,7 @@ def main():
         + (f"; compile != eager: {invalid_compile}" if invalid_compile else "")
         + (f"; prefill invalid vs transformers: {invalid_prefill}" if invalid_prefill else "")
         + (f"; prefill not run (the deadline): {unrun_prefill}" if unrun_prefill else "")
+        + (f"; torch.compile not run (the deadline): {unrun_compile}" if unrun_compile else "")
         + f"; copy {copy and round(copy, 2)} TB/s; " + "; ".join(parts))
     return rc
 

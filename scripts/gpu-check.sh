@@ -56,7 +56,9 @@
 #                  at BENCH_CONTEXTS (default "512 4096") for each of BENCH_MODELS (default "llama-3.2-1b";
 #                  "llama-3-8b" is build-gpu/llama8b.*); FAIL without running when a parity check failed;
 #                  and (issue 18) its prefill rows, time to first token at BENCH_PREFILL prompt lengths
-#                  (e.g. "128 512 2048"; unset: none, so the decode run keeps its time; BENCH_SKIP_DECODE=1: prefill only)
+#                  (e.g. "128 512 2048"; unset: none, so the decode run keeps its time; BENCH_SKIP_DECODE=1: prefill only;
+#                  torch.compile compiles each shape, bench.py leaving 150 s for the first and 50 for each later one:
+#                  a shape the budget has no time for is reported as torch.compile not run, and the check fails)
 #   bench-mma      (issue 18, only when CHECKS names it) scripts/bench_mma.py: bench/mma/proj.mk's products
 #                  at the 1B's projection shapes against torch.matmul, rounds interleaved, parity against torch
 #   profile-prefill  (INFO, only when CHECKS names it) ncu over one launch of the 1B's prefill step: tensor
