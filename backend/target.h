@@ -128,6 +128,8 @@ class Target {
     int64_t lda = 0;
     llvm::Value* b = nullptr;
     int64_t ldb = 0;
+    // b staged N-major instead: b[n, k] at k * ldb + n (mma's b[k, n] as it lies; mmaFragmentRuns).
+    bool bNMajor = false;
   };
   // Whether the target has the instruction for operands of dtype `t`.
   virtual bool hasMma(DType /*t*/) const { return false; }
@@ -145,6 +147,23 @@ class Target {
                        llvm::Value* /*n0*/, llvm::Value* /*k0*/, int /*mBlocks*/, int /*nBlocks*/,
                        std::vector<llvm::Value*>& /*acc*/) const {
     unavailable("the matrix instruction");
+  }
+  // Fragment runs (tile/rows.cpp): the target's accumulators of one m x n block lie as mma.sync's
+  // (m16n8k16: accumulators 0 and 1 in row lane / 4, 2 and 3 in row lane / 4 + 8), the
+  // accumulators of n blocks 2s and 2s + 1 of a strip are, as they lie, the a fragment of its k
+  // step s, and mmaStep takes an N-major b. False: products stay staged in shared memory.
+  virtual bool mmaFragmentRuns() const { return false; }
+  // A copy of `v` that the optimizer keeps where it is made: values derived from it (a fragment
+  // run's element indices, from the thread id) are not hoisted out of the task loop to stay live,
+  // and take registers, through every other task of the kernel.
+  virtual llvm::Value* pinned(Builder&, llvm::Value* v) const { return v; }
+  // One k step of a 16-row strip whose a fragment is in registers: `aValues` are this lane's
+  // accumulator-position values of n blocks 2s and 2s + 1 of a (f32, 2 * mmaAccumulators(), block
+  // 2s's first), rounded to ops.dtype here; b and the accumulators as mmaStep's with mBlocks = 1.
+  virtual void mmaStepRegisterA(Builder&, const MmaOperands& /*ops*/, const std::vector<llvm::Value*>& /*aValues*/,
+                                llvm::Value* /*lane*/, llvm::Value* /*n0*/, llvm::Value* /*k0*/, int /*nBlocks*/,
+                                std::vector<llvm::Value*>& /*acc*/) const {
+    unavailable("fragment runs");
   }
 
   // --- The warpgroup matrix instruction (arch().warpgroupMma: wgmma on sm_90a). The four warps

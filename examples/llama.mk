@@ -124,9 +124,12 @@ config llama_3_2_1b {
     prefill_splits = 2;
     /// Tuning: rows per task of the prefill norms (divides chunk; each reads its rows whole).
     prefill_norm_rows = 4;
-    /// Tuning: queries and keys per prefill attention block; divide chunk and max_seq.
-    prefill_queries = 64;
-    prefill_keys = 128;
+    /// Tuning: queries and keys per prefill attention block; divide chunk and max_seq. Blocks of
+    /// 128 x 32 run as fragment runs (the scores in registers, backend/tile/rows.cpp): 3.59 ->
+    /// 3.36 ms at 512 tokens against 64 x 128 blocks through shared memory; 128 x 64 blocks
+    /// (3.34) spill 28 bytes on sm_90 (H100, bench/results/2026-12-07-fragments).
+    prefill_queries = 128;
+    prefill_keys = 32;
 }
 
 /// Llama-3-8B (meta-llama/Meta-Llama-3-8B): wider, deeper, no RoPE scaling, untied LM head.

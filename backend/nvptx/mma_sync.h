@@ -10,5 +10,8 @@ int mmaSyncAccumulators();
 std::pair<llvm::Value*, llvm::Value*> mmaSyncAccumulatorAt(Builder& b, llvm::Value* lane, int j);
 void mmaSyncStep(Builder& b, const Target::MmaOperands& ops, llvm::Value* lane, llvm::Value* m0, llvm::Value* n0,
                  llvm::Value* k0, int mBlocks, int nBlocks, std::vector<llvm::Value*>& acc);
+void mmaSyncStepRegisterA(Builder& b, const Target::MmaOperands& ops, const std::vector<llvm::Value*>& aValues,
+                          llvm::Value* lane, llvm::Value* n0, llvm::Value* k0, int nBlocks,
+                          std::vector<llvm::Value*>& acc);
 
 }  // namespace mk::backend::nvptx

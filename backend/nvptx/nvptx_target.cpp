@@ -168,6 +168,14 @@ class NvptxTarget final : public Target {
                int nBlocks, std::vector<Value*>& acc) const override {
     nvptx::mmaSyncStep(b, ops, lane, m0, n0, k0, mBlocks, nBlocks, acc);
   }
+  bool mmaFragmentRuns() const override { return true; }
+  Value* pinned(Builder& b, Value* v) const override {
+    return inlinePtx(b, v->getType(), {v}, "mov.b32 $0, $1;", "=r,r", true);
+  }
+  void mmaStepRegisterA(Builder& b, const MmaOperands& ops, const std::vector<Value*>& aValues, Value* lane, Value* n0,
+                        Value* k0, int nBlocks, std::vector<Value*>& acc) const override {
+    nvptx::mmaSyncStepRegisterA(b, ops, aValues, lane, n0, k0, nBlocks, acc);
+  }
   // wgmma (nvptx/wgmma.cpp) where arch().warpgroupMma says so.
   void groupMma(Builder& b, DType dt, const std::vector<GroupMmaTile>& tiles, int64_t K, int chains,
                 bool wait) const override {

@@ -137,6 +137,9 @@ V TileGen::elem(const Expr& e, V idx) {
     if (auto it = scalars_.find(&e); it != scalars_.end()) return it->second;
   }
   if (auto it = tiles_.find(&e); it != tiles_.end()) return readTile(it->second, idx);
+  // A fragment run's product or row reduction: this thread's element of it, or its row's value.
+  if (auto it = fragments_.find(&e); it != fragments_.end())
+    return it->second.at(size_t(e.kind == ExprKind::RowReduce ? ownedHalf_ : ownedElement_));
   switch (e.kind) {
     case ExprKind::Const: return isFloat(e.dtype) ? roundTo(e.dtype, cf(e.value)) : ci(int64_t(e.value));
     case ExprKind::Local: {

@@ -82,6 +82,7 @@ void TileGen::placeLocals() {
     const LiveRange& r = live_[size_t(slot)];
     if (r.first == r.last && r.definedFirst) private_[slot] = owned;
   }
+  for (const auto& [slot, owned] : fragmentPrivate_) private_[slot] = owned;
 
   // First fit, largest first, among the locals already placed whose ranges overlap.
   std::vector<int> order;

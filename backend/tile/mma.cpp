@@ -22,6 +22,7 @@ namespace mk::backend::tile {
 std::optional<TileGen::MmaTiling> TileGen::mmaTiling(const Expr& e) {
   const Target& tg = *env_.target;
   if (!onMatrixInstruction(tg, e)) return std::nullopt;
+  if (fragmentProducts_.count(&e)) return fragmentTiling(e);
   const Expr& a = operand(e, 0);
   const Expr& b = operand(e, 1);
   const bool nt = e.kind == ExprKind::MmaNt;
@@ -60,13 +61,58 @@ std::optional<TileGen::MmaTiling> TileGen::mmaTiling(const Expr& e) {
   return t;
 }
 
+TileGen::MmaTiling TileGen::fragmentTiling(const Expr& e) {
+  const Target& tg = *env_.target;
+  const bool nt = e.kind == ExprKind::MmaNt;
+  MmaTiling t;
+  t.nt = nt;
+  t.M = operand(e, 0).shape[0], t.K = operand(e, 0).shape[1], t.N = operand(e, 1).shape[nt ? 0 : 1];
+  t.shape = tg.arch().mma;
+  t.ld = t.K + 8;
+  t.perBlock = tg.mmaAccumulators();
+  t.bNMajor = !nt;
+  t.mb = 1, t.nb = int(t.N / t.shape.n);
+  t.tilesAcross = 1, t.tiles = t.M / t.shape.m, t.tilesPerWarp = 1;
+  return t;
+}
+
+// A fragment run's product for this warp's strip (rows 16 w ..) and all N columns, over all of K,
+// onto `init` (else zeros): a from registers where it is a tree over the run's owned elements (no
+// staged operand), else as b, staged at the run's start (stageRunProducts). Accumulator q of
+// block c is owned element c * perBlock + q, as fragmentIndex numbers them.
+std::vector<V> TileGen::fragmentMma(const Expr& e, std::vector<V> init) {
+  const MmaTiling t = fragmentTiling(e);
+  const Target::MmaOperands& ops = runOperands_.at(&e);
+  const Expr& a = operand(e, 0);
+  V lane = b_.CreateURem(runTid_, ci(32));
+  V m0 = b_.CreateMul(b_.CreateUDiv(runTid_, ci(32)), ci(t.shape.m));
+  std::vector<V> acc = init.empty() ? std::vector<V>(size_t(t.nb * t.perBlock), cf(0)) : std::move(init);
+  for (int64_t k0 = 0; k0 < t.K; k0 += t.shape.k) {
+    if (ops.a) {
+      env_.target->mmaStep(b_, ops, lane, m0, ci(0), ci(k0), 1, t.nb, acc);
+      continue;
+    }
+    // a's owned elements of n blocks 2s and 2s + 1 of its [M, K] (s = k0 / 16).
+    std::vector<V> values;
+    const int64_t first = k0 / t.shape.n * t.perBlock;
+    for (int64_t j = first; j < first + 2 * t.perBlock; ++j) {
+      V i = fragmentIndex(a.shape, j, &ownedHalf_);
+      ownedElement_ = j;
+      values.push_back(convert(a.dtype, DType::F32, elem(a, i)));
+    }
+    env_.target->mmaStepRegisterA(b_, ops, values, lane, ci(0), ci(k0), t.nb, acc);
+  }
+  return acc;
+}
+
 // Padded: rows of ld elements. Swizzled (group): rows x K in K / 64 panels of rows x 64, each
 // 1024-byte aligned since rows is a multiple of 8 (Target::GroupMmaTile).
 int64_t TileGen::MmaTiling::stagedRowsBytes(int64_t rows) const { return align16(rows * (group ? K : ld) * 2); }
-int64_t TileGen::MmaTiling::stagedBytes() const { return stagedRowsBytes(M + N); }
+int64_t TileGen::MmaTiling::stagedBytes() const { return stagedRowsBytes(M) + stagedBBytes(); }
+int64_t TileGen::MmaTiling::stagedBBytes() const { return bNMajor && !group ? align16(K * ldB() * 2) : stagedRowsBytes(N); }
 
-V TileGen::stagedElement(const MmaTiling& t, V operand, int64_t rows, V row, V k) {
-  if (!t.group) return b_.CreateGEP(b_.getInt16Ty(), operand, b_.CreateAdd(b_.CreateMul(row, ci(t.ld)), k));
+V TileGen::stagedElement(const MmaTiling& t, V operand, int64_t rows, V row, V k, int64_t ld) {
+  if (!t.group) return b_.CreateGEP(b_.getInt16Ty(), operand, b_.CreateAdd(b_.CreateMul(row, ci(ld ? ld : t.ld)), k));
   V panel = b_.CreateUDiv(k, ci(64)), within = b_.CreateURem(k, ci(64));
   V chunk = b_.CreateXor(b_.CreateUDiv(within, ci(8)), b_.CreateAnd(row, ci(7)));
   V at = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(panel, ci(rows * 64)), b_.CreateMul(row, ci(64))),
@@ -153,7 +199,9 @@ void TileGen::copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t rowEl
   };
   auto to = [&](V i) {
     if (t.group) return stagedElement(t, dst, rows, rowOf(i), b_.CreateMul(b_.CreateURem(i, ci(per)), ci(8)));
-    return b_.CreateGEP(b_.getInt16Ty(), dst, b_.CreateAdd(b_.CreateMul(wide(rowOf(i)), b_.getInt64(uint64_t(t.ld))), col(i)));
+    // Padded rows: K (or an N-major b's N) and 8 elements.
+    const int64_t ld = rowElements + 8;
+    return b_.CreateGEP(b_.getInt16Ty(), dst, b_.CreateAdd(b_.CreateMul(wide(rowOf(i)), b_.getInt64(uint64_t(ld))), col(i)));
   };
   if (async) {
     forEachElement(rows * per, [&](V i) { env_.target->copy16(b_, to(i), from(i)); });
@@ -181,7 +229,7 @@ void TileGen::stageMmaB(const Expr& b, const MmaTiling& t, V sb) {
   if (t.bNMajor) {
     if (std::optional<MmaRows> rows = mmaRows(b, dt, t.N)) return copyMmaRows(*rows, sb, K, t.N, t, false);
     forEachElement(t.N * K, [&](V i) { return elem(b, i); }, [&](V i, V x) {
-      storeStorage(dt, stagedElement(t, sb, K, b_.CreateUDiv(i, ci(t.N)), b_.CreateURem(i, ci(t.N))), x);
+      storeStorage(dt, stagedElement(t, sb, K, b_.CreateUDiv(i, ci(t.N)), b_.CreateURem(i, ci(t.N)), t.ldB()), x);
     });
     return;
   }
@@ -205,7 +253,7 @@ Target::MmaOperands TileGen::stageMma(const Expr& e, const MmaTiling& t, V base)
   if (copiedAhead) env_.target->asyncCopiesWait(b_, 1);
   if (t.group) env_.target->fenceSharedForGroupMma(b_);
   barrier();
-  return {operand(e, 0).dtype, sa, t.ld, sb, t.ld};
+  return {operand(e, 0).dtype, sa, t.ld, sb, t.ldB(), t.bNMajor && !t.group};
 }
 
 // Tile j of this warp is tile warp + j * warps, when there is one; accumulator q of block (r, c)

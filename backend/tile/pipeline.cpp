@@ -58,7 +58,7 @@ std::vector<TileGen::LoopOperand> TileGen::loopOperands(const Stmt& loopStmt, V 
     for (const auto& r : x.region)
       if (r.start && !fixedButLoopVariable(*r.start, written, loopStmt.slot, &moves)) return;
     LoopOperand op{&x, t, isA ? t.M : t.bNMajor ? t.K : t.N, isA ? t.K : t.bNMajor ? t.N : t.K,
-                   t.stagedRowsBytes(isA ? t.M : t.N), !moves, {0, 0}};
+                   isA ? t.stagedRowsBytes(t.M) : t.stagedBBytes(), !moves, {0, 0}};
     bool global = false;
     atLoopValue(loopStmt, lo, nullptr, [&] {
       auto rows = mmaRows(x, x.dtype, op.rowElements);

@@ -10,7 +10,18 @@ void TileGen::run() {
   // Tile locals get places for the whole task (shared where their live ranges are apart, a
   // row-owned run counting as one statement); temporaries stack above them.
   findRowRuns(fn_.body);
+  findFragmentStatements(fn_.body);
   placeLocals();
+  // Every private local's registers start undefined here, at the task's start: where warps skip
+  // a fragment run, a read could otherwise seem to see the previous task's values, which would
+  // then stay live (and take registers) through every task of the kernel.
+  for (const auto& [slot, owned] : private_) {
+    auto& slots = privateSlots_[slot];
+    for (int64_t j = 0; j < owned; ++j) {
+      slots.push_back(entryAlloca(repr(fn_.locals.at(size_t(slot)).dtype)));
+      b_.CreateStore(llvm::UndefValue::get(slots.back()->getAllocatedType()), slots.back());
+    }
+  }
   top_ = localsEnd_;
   peak_ = localsEnd_ - SmemLayout::kTiles;
   while (env_.scalarSlots->size() < fn_.locals.size()) {
@@ -76,6 +87,8 @@ void TileGen::beginStatement() {
   // Within a row-owned run a thread may still read an earlier statement's temporaries (no
   // barrier between them): they stay until the run ends.
   if (!run_ || run_->first) top_ = localsEnd_;
+  fragments_.clear();
+  ownedHalf_ = 0;
 }
 
 void TileGen::block(const ir::Block& stmts) {
@@ -111,6 +124,16 @@ void TileGen::statement(const Stmt& s) {
       return;
     }
     default: break;
+  }
+  if (run_ && run_->fragment && run_->first) {
+    stageRunProducts(s);
+    // A fragment run of fewer rows than the warps have strips: the other warps skip to its end.
+    if (run_->rows < 16 * (T() / 32)) {
+      auto* body = newBlock("run.strips");
+      runEnd_ = newBlock("run.end");
+      b_.CreateCondBr(b_.CreateICmpULT(env_.tid, ci(run_->rows * 2)), body, runEnd_);
+      b_.SetInsertPoint(body);
+    }
   }
   std::vector<V> slots = acquireSlots(s);
   if (accumulatesRowdot(s)) {
@@ -183,16 +206,26 @@ void TileGen::statement(const Stmt& s) {
         storeStorage(t.dtype, at(t.dtype, args_.params[size_t(s.tensor)], physOffset(t, coordsOf(s.region, st, i))), x);
       };
       tiles = true;
-      if (n == 1) when(b_.CreateICmpEQ(env_.tid, ci(0)), [&] { put(ci(0), value(ci(0))); });
+      if (run_) forEachOwnedElement(val.shape, value, put);
+      else if (n == 1) when(b_.CreateICmpEQ(env_.tid, ci(0)), [&] { put(ci(0), value(ci(0))); });
       else forEachElement(n, value, put);
       break;
     }
     default: break;
   }
+  if (run_ && run_->last && runEnd_) {
+    b_.CreateBr(runEnd_);
+    b_.SetInsertPoint(runEnd_);
+    runEnd_ = nullptr;
+  }
   // A run's statements before its last read only what their own thread wrote: the warp's
-  // lanes are ordered, the block is not.
-  if (run_ && !run_->last) env_.target->warpSync(b_);
-  else if (tiles || !slots.empty()) barrier();
+  // lanes are ordered, the block is not. (A fragment run's lanes share nothing through shared
+  // memory: its row reductions are shuffles.)
+  if (run_ && !run_->last) {
+    if (!run_->fragment) env_.target->warpSync(b_);
+  } else if (tiles || !slots.empty()) {
+    barrier();
+  }
   finishStatement(slots);
 }
 

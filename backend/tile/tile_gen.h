@@ -54,6 +54,8 @@ int64_t regionElements(const std::vector<ir::RegionDim>& region);
 // block, copied in one piece. 0 otherwise.
 int64_t wholeTileBytes(const Expr& load, const ir::Tensor& t, const ir::StaticFacts& st);
 
+struct RowCheck;  // rows.cpp
+
 class TileGen {
  public:
   TileGen(const TaskEnv& env, const Variant& v, const TaskArgs& args, Side side)
@@ -152,18 +154,39 @@ class TileGen {
   // Consecutive statements over tiles of R rows in which each row's elements are computed by one
   // group of `lanes` threads of a warp (the same elements in every statement of the run) and
   // rows are reduced by shuffles within the group: no statement but the last needs a barrier.
+  //
+  // A fragment run (the target's mmaFragmentRuns) starts with a product of rows R = 16 x the
+  // warps: element (r, c) of its [R, C] tiles is owned where the target's accumulators of a
+  // warp's 16-row strip put it, so a product's accumulators are its elements as computed, and a
+  // product whose a is a tree over the run's owned elements takes its a fragment from them.
+  // Products anywhere in the run are computed by each warp for its strip, their staged operands
+  // copied once at the run's start. Locals that only fragment runs of the same rows reference (an
+  // online softmax's max, sum and accumulator across its key blocks) live in registers.
   struct RowRun {
     int64_t rows = 0;
     int lanes = 0;
     bool first = false, last = false;
+    bool fragment = false;
   };
   void findRowRuns(const ir::Block& stmts);
+  std::optional<RowCheck> checkStatement(const Stmt& s, int64_t rows, int lanes, bool fragment);
   const RowRun* rowRunOf(const Stmt& s) const;
   // Each element of a tile of `shape` this thread owns in the run (rank 1: its row, computed by
   // every lane of the group alike; rank 2: its row's columns lane, lane + lanes, ...).
   void forEachOwnedElement(const std::vector<int64_t>& shape, const std::function<V(V)>& value,
                            const std::function<void(V, V)>& put);
   TileRef ownedRowReduce(const Expr& e);
+  // Fragment runs: whether R rows make one (the target's layout, R = 16 x warps); a fragment
+  // run's product (its accumulators: this thread's owned elements) and row reduction (its two
+  // rows' values); the operands of every product of the run starting at `s`, staged (rows.cpp).
+  bool fragmentRows(int64_t rows) const;
+  void findFragmentStatements(const ir::Block& body);
+  std::vector<V> fragmentMma(const Expr& e, std::vector<V> init = {});  // init: the accumulators' start
+  std::vector<V> fragmentRowReduce(const Expr& e);
+  void stageRunProducts(const Stmt& first);
+  // Element j of this thread's owned elements of a fragment run's [R, C] (or [R]) tile: its
+  // index in the tile, and the row (0 or 1) of the thread's two.
+  V fragmentIndex(const std::vector<int64_t>& shape, int64_t j, int* half);
   // A local that only one run references, first by a let, at owned elements: it lives in
   // registers (its elements this thread owns), not in shared memory.
   bool privateLocal(int slot) const { return private_.count(slot) > 0; }
@@ -204,6 +227,10 @@ class TileGen {
     int mb = 1, nb = 1, tilesPerWarp = 0, perBlock = 0, groupN = 0;
     int64_t tilesAcross = 0, tiles = 0;
     int64_t stagedBytes() const;
+    int64_t stagedBBytes() const;  // b's
+    // Elements from one staged row of b to the next: N-major b's rows of n on the per-warp
+    // instruction are padded as a's (rows of k) are.
+    int64_t ldB() const { return bNMajor && !group ? N + 8 : ld; }
     int64_t stagedRowsBytes(int64_t rows) const;  // an operand (or several) of `rows` rows
     int64_t stagedAlign() const { return group ? 1024 : 16; }
   };
@@ -214,6 +241,9 @@ class TileGen {
   static constexpr int kMaxMmaStages = 4;  // a loop's copy pipeline (mmaAccumulatingLoop)
   TileRef mma(const Expr& e);
   std::optional<MmaTiling> mmaTiling(const Expr& e);  // nullopt: the scalar lowering
+  // A fragment run's product: per warp, a strip of 16 rows by all N columns on mma.sync-style
+  // blocks; mma's b N-major.
+  MmaTiling fragmentTiling(const Expr& e);
   struct MmaRows {
     V base = nullptr;    // row 0 of the operand
     int64_t pitch = 0;   // elements from one row to the next
@@ -224,7 +254,7 @@ class TileGen {
   };
   std::optional<MmaRows> mmaRows(const Expr& x, DType dt, int64_t K);  // rows of K elements
   // Element (row, k) of a staged operand of `rows` rows at `operand` (ptr addrspace(3) to i16).
-  V stagedElement(const MmaTiling& t, V operand, int64_t rows, V row, V k);
+  V stagedElement(const MmaTiling& t, V operand, int64_t rows, V row, V k, int64_t ld = 0);
   void copyMmaRows(const MmaRows& src, V dst, int64_t rows, int64_t rowElements, const MmaTiling& t, bool async);
   // Where the warpgroup tile of b at column n0 starts in the staged b at `b`, with its layout.
   void groupB(const MmaTiling& t, V b, V n0, Target::GroupMmaTile& tile);
@@ -376,6 +406,14 @@ class TileGen {
   std::map<int, int64_t> privateCandidates_, private_;
   std::map<int, std::vector<llvm::AllocaInst*>> privateSlots_;
   int64_t ownedElement_ = 0;  // which of its owned elements a run's thread is computing
+  int ownedHalf_ = 0;         // in a fragment run, which of its two rows that element is in
+  std::set<const Expr*> fragmentProducts_;               // products of fragment runs
+  std::map<const Stmt*, std::vector<const Stmt*>> runMembers_;  // by a fragment run's first
+  std::map<const Expr*, Target::MmaOperands> runOperands_;     // the open fragment run's products
+  std::map<const Expr*, std::vector<V>> fragments_;            // this statement's (fragmentMma, ...)
+  llvm::BasicBlock* runEnd_ = nullptr;
+  V runTid_ = nullptr;  // the open fragment run's thread id, Target::pinned  // where the warps without a strip wait for the open run
+  std::map<int, int64_t> fragmentPrivate_;  // locals only fragment runs reference: elements owned
   std::vector<const LoaderLoop*> loaderLoops_;  // the loader side's enclosing K loops, innermost last
 };
 

@@ -113,14 +113,36 @@ V TileGen::scalarRaw(const Expr& e) {
 // Before a statement's element loops: every scalar subexpression once (uniform), every
 // block-wide subexpression into shared memory.
 void TileGen::prepare(const Expr& e) {
+  // In a fragment run, x + a product: the product accumulates onto x's owned elements.
+  if (run_ && run_->fragment && e.kind == ExprKind::Binary && e.binary == BinaryOp::Add && e.dtype == DType::F32)
+    for (size_t side = 0; side < 2; ++side) {
+      const Expr& p = operand(e, side);
+      const Expr& x = operand(e, 1 - side);
+      if (!fragmentProducts_.count(&p) || x.shape != p.shape || x.dtype != DType::F32) continue;
+      prepare(x);
+      for (const auto& o : p.operands) prepare(*o);
+      std::vector<V> init;
+      for (int64_t j = 0; j < p.shape[1] / 2; ++j) {
+        V i = fragmentIndex(p.shape, j, &ownedHalf_);
+        ownedElement_ = j;
+        init.push_back(elem(x, i));
+      }
+      fragments_[&e] = fragmentMma(p, std::move(init));
+      return;
+    }
   for (const auto& o : e.operands)
     if (o) prepare(*o);
   for (const auto& r : e.region)
     if (r.start) prepare(*r.start);
   if (e.shape.empty()) scalar(e);
   else if (e.kind == ExprKind::RowDot || e.kind == ExprKind::ColDot) tiles_[&e] = e.kind == ExprKind::RowDot ? rowdot(e) : coldot(e);
-  else if (e.kind == ExprKind::Mma || e.kind == ExprKind::MmaNt) tiles_[&e] = mma(e);
-  else if (e.kind == ExprKind::RowReduce) tiles_[&e] = run_ ? ownedRowReduce(e) : rowReduce(e);
+  else if (e.kind == ExprKind::Mma || e.kind == ExprKind::MmaNt) {
+    if (run_ && run_->fragment) fragments_[&e] = fragmentMma(e);
+    else tiles_[&e] = mma(e);
+  } else if (e.kind == ExprKind::RowReduce) {
+    if (run_ && run_->fragment) fragments_[&e] = fragmentRowReduce(e);
+    else tiles_[&e] = run_ ? ownedRowReduce(e) : rowReduce(e);
+  }
 }
 
 }  // namespace mk::backend::tile

@@ -8,9 +8,10 @@
 // iteration ahead (backend/tile/pipeline.cpp). `s`, `keep`, `m_new`
 // and `alpha` are the run's alone and live in registers (`alpha` an [R] local read at every
 // column of `acc`'s rows): the scores are written to shared memory once (as the product's
-// result), not three times.
+// result), not three times. (Key blocks of 128: a product of more than 64 columns starts no
+// fragment run; tests/codegen/fragment_runs.mk has those.)
 // RUN: %mkdsl build %s --emit=ptx --target sm_90a --stdlib %stdlib | %FileCheck %s
-op softmax_rows<T, D, BQ = 64, BK = 64>(q: bf16[T, D], kv: bf16[T, D]) -> o: f32[T, D]
+op softmax_rows<T, D, BQ = 64, BK = 128>(q: bf16[T, D], kv: bf16[T, D]) -> o: f32[T, D]
     tasks b in T / BQ {
     var m: f32[BQ] = -inf;
     var l: f32[BQ];
