@@ -15,14 +15,14 @@
 // local the run reads other than at the thread's own element is not written in the run. Runs
 // contain a row reduction (that is where they pay) and at least two statements.
 //
-// Fragment runs (RowRun::fragment): a run whose first statement holds a product of R = 16 x warps
-// rows on a target whose accumulators can feed its a operand (Target::mmaFragmentRuns) owns its
+// Fragment runs (RowRun::fragment): a run whose first statement holds a product of R rows (a
+// multiple of 16, at most 16 a warp; the warps past its strips skip the run) on a target whose accumulators can feed its a operand (Target::mmaFragmentRuns) owns its
 // elements as the product's accumulators lie instead, so that the product needs no shared-memory
 // tile: each warp computes its 16-row strip, and the run's later products may join it (their
 // staged operands read nothing the run writes; an a that reads tile locals is taken from the
 // owned elements in registers). Then the statements outside runs that reference the locals such
-// runs write (an accumulator's declaration before a loop, the store after it) become one-
-// statement fragment runs where they can, and a local that only fragment runs of its rows
+// runs write (an accumulator's declarations before a loop, the store after it) become fragment
+// runs where they can, and a local that only fragment runs of its rows
 // reference, defined first, lives in registers across them (findFragmentStatements).
 #include <algorithm>
 
@@ -248,9 +248,7 @@ void TileGen::findRowRuns(const ir::Block& stmts) {
 // through repeat_cols at every column).
 llvm::AllocaInst* TileGen::privateElement(int slot) {
   const auto& L = fn_.locals.at(size_t(slot));
-  auto& slots = privateSlots_[slot];
-  if (slots.empty())
-    for (int64_t j = 0; j < private_.at(slot); ++j) slots.push_back(entryAlloca(repr(L.dtype)));
+  const auto& slots = privateSlots_.at(slot);  // made at the task's start (TileGen::run)
   return slots.at(L.shape.size() == 1 ? size_t(ownedHalf_) : size_t(ownedElement_));
 }
 

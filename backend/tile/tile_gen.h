@@ -155,8 +155,8 @@ class TileGen {
   // group of `lanes` threads of a warp (the same elements in every statement of the run) and
   // rows are reduced by shuffles within the group: no statement but the last needs a barrier.
   //
-  // A fragment run (the target's mmaFragmentRuns) starts with a product of rows R = 16 x the
-  // warps: element (r, c) of its [R, C] tiles is owned where the target's accumulators of a
+  // A fragment run (the target's mmaFragmentRuns) starts with a product of R rows, a multiple
+  // of 16 up to 16 a warp: element (r, c) of its [R, C] tiles is owned where the target's accumulators of a
   // warp's 16-row strip put it, so a product's accumulators are its elements as computed, and a
   // product whose a is a tree over the run's owned elements takes its a fragment from them.
   // Products anywhere in the run are computed by each warp for its strip, their staged operands
@@ -176,7 +176,7 @@ class TileGen {
   void forEachOwnedElement(const std::vector<int64_t>& shape, const std::function<V(V)>& value,
                            const std::function<void(V, V)>& put);
   TileRef ownedRowReduce(const Expr& e);
-  // Fragment runs: whether R rows make one (the target's layout, R = 16 x warps); a fragment
+  // Fragment runs: whether R rows make one (the target's layout, 16 rows a warp); a fragment
   // run's product (its accumulators: this thread's owned elements) and row reduction (its two
   // rows' values); the operands of every product of the run starting at `s`, staged (rows.cpp).
   bool fragmentRows(int64_t rows) const;
@@ -411,8 +411,8 @@ class TileGen {
   std::map<const Stmt*, std::vector<const Stmt*>> runMembers_;  // by a fragment run's first
   std::map<const Expr*, Target::MmaOperands> runOperands_;     // the open fragment run's products
   std::map<const Expr*, std::vector<V>> fragments_;            // this statement's (fragmentMma, ...)
-  llvm::BasicBlock* runEnd_ = nullptr;
-  V runTid_ = nullptr;  // the open fragment run's thread id, Target::pinned  // where the warps without a strip wait for the open run
+  llvm::BasicBlock* runEnd_ = nullptr;  // where the warps without a strip wait for the open run
+  V runTid_ = nullptr;                  // the open fragment run's thread id, Target::pinned
   std::map<int, int64_t> fragmentPrivate_;  // locals only fragment runs reference: elements owned
   std::vector<const LoaderLoop*> loaderLoops_;  // the loader side's enclosing K loops, innermost last
 };
