@@ -126,10 +126,12 @@ config llama_3_2_1b {
     prefill_norm_rows = 4;
     /// Tuning: queries and keys per prefill attention block; divide chunk and max_seq. Blocks of
     /// 128 x 32 run as fragment runs (the scores in registers, backend/tile/rows.cpp): 3.59 ->
-    /// 3.36 ms at 512 tokens against 64 x 128 blocks through shared memory; 128 x 64 blocks
-    /// (3.34) spill 28 bytes on sm_90 (H100, bench/results/2026-12-07-fragments).
+    /// 3.36 ms at 512 tokens against 64 x 128 blocks through shared memory (H100,
+    /// bench/results/2026-12-07-fragments); 128 x 64 blocks 2% faster again (H100,
+    /// bench/results/2026-12-07-k64). On sm_90 (mma.sync products) they spill 28 bytes: an sm_90
+    /// build takes `--set prefill_keys=32` (tests/codegen/check_targets.sh).
     prefill_queries = 128;
-    prefill_keys = 32;
+    prefill_keys = 64;
 }
 
 /// Llama-3-8B (meta-llama/Meta-Llama-3-8B): wider, deeper, no RoPE scaling, untied LM head.

@@ -68,6 +68,35 @@ void TileGen::forEachElement(int64_t n, const std::function<V(V)>& value, const 
   when(b_.CreateICmpULT(last, ci(n)), [&] { put(last, value(last)); });
 }
 
+// A statement's elements. Where its value reads global memory, past the straight-line rounds it
+// takes groups of kStraightRounds rounds, each computing its values first, so that a group's loads
+// are in flight together (forEachElement's loop issues them a round at a time); a value without
+// global loads gains nothing from it and only holds more registers (it spilled the 8B's prefill).
+void TileGen::forEachStatementElement(int64_t n, const Expr* value, const std::function<V(V)>& valueAt,
+                                      const std::function<void(V, V)>& put) {
+  const int64_t full = n / T(), groups = full / kStraightRounds;
+  if (groups < 2 || !value || !readsGlobal(*value)) return forEachElement(n, valueAt, put);
+  const int64_t group = kStraightRounds * T();
+  loop(env_.tid, ci(groups * group), ci(group), [&](V first) {
+    std::vector<std::pair<V, V>> done;
+    for (int64_t j = 0; j < kStraightRounds; ++j) {
+      V i = b_.CreateAdd(first, ci(j * T()));
+      done.emplace_back(i, valueAt(i));
+    }
+    for (auto& [i, x] : done) put(i, x);
+  });
+  const int64_t rest = groups * group;
+  forEachElement(n - rest, [&](V i) { return valueAt(b_.CreateAdd(i, ci(rest))); },
+                 [&](V i, V x) { put(b_.CreateAdd(i, ci(rest)), x); });
+}
+
+bool TileGen::readsGlobal(const Expr& e) {
+  if (e.kind == ExprKind::Load) return true;
+  for (const auto& o : e.operands)
+    if (o && readsGlobal(*o)) return true;
+  return false;
+}
+
 // Whether `e` reads local `slot` at another element than the one being written.
 bool TileGen::readsShifted(const Expr& e, int slot, bool shifted) {
   if (e.kind == ExprKind::Local && e.index == slot) return shifted;
@@ -168,7 +197,7 @@ void TileGen::statement(const Stmt& s) {
       // In a row-owned run, the elements this thread owns; else element i by thread i % T.
       auto each = [&](const std::function<V(V)>& value, const std::function<void(V, V)>& put) {
         if (run_) forEachOwnedElement(L.shape, value, put);
-        else forEachElement(n, value, put);
+        else forEachStatementElement(n, s.value.get(), value, put);
       };
       auto write = [&](V i, V x) {
         if (privateLocal(s.slot)) writePrivate(s.slot, x);
@@ -208,7 +237,7 @@ void TileGen::statement(const Stmt& s) {
       tiles = true;
       if (run_) forEachOwnedElement(val.shape, value, put);
       else if (n == 1) when(b_.CreateICmpEQ(env_.tid, ci(0)), [&] { put(ci(0), value(ci(0))); });
-      else forEachElement(n, value, put);
+      else forEachStatementElement(n, &val, value, put);
       break;
     }
     default: break;
