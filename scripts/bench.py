@@ -781,12 +781,33 @@ def prefill_at(args, spec, wdir, tm, P, ref, torch, compile_ok, rec):
             rec["mkdsl"]["step_median_us"] = spread([x["step_ms"]["median"] * 1e3 for x in runs if "step_ms" in x])
             rec["mkdsl"]["exit_status"] = [x["exit_status"] for x in runs]
             rec["runs"] = len(runs)
+            if args.profile_prefill and "compile" in sides:
+                rec["compile"]["profile"] = profile_replay(args, spec.name, P, sides["compile"], torch)
     finally:
         if tm.gqa != prev_gqa:
             tm.set_gqa(prev_gqa)
         sides.clear()
         dynamo_reset(torch)  # drop the compiled prefill (its graph and this P's shapes)
         free_gpu(torch)
+
+
+def profile_replay(args, name, P, replay, torch):
+    """One replay of the compiled prefill's CUDA graph under torch.profiler: each kernel's GPU time,
+    written as a table to --profile-prefill's folder, to set beside mkdsl's per-node trace."""
+    from torch.profiler import ProfilerActivity, profile
+    try:
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            replay()
+            torch.cuda.synchronize()
+        os.makedirs(args.profile_prefill, exist_ok=True)
+        path = os.path.join(args.profile_prefill, f"torch-compile-prefill-{name}-{P}.txt")
+        averages = prof.key_averages()
+        key = "device_time_total" if hasattr(averages[0], "device_time_total") else "cuda_time_total"
+        with open(path, "w") as f:
+            f.write(averages.table(sort_by=key, row_limit=60, max_name_column_width=90))
+        return dict(table=path)
+    except Exception as e:  # noqa: BLE001
+        return err_rec(e)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1026,6 +1047,9 @@ def main():
     ap.add_argument("--prefill-warmup", type=int, default=3,
                     help="untimed torch launches/replays per side before a prefill row's runs")
     ap.add_argument("--skip-prefill", action="store_true", help="no prefill rows (as --prefill-tokens with none)")
+    ap.add_argument("--profile-prefill", metavar="DIR",
+                    help="after each prefill row's runs, one replay of torch.compile's graph under torch.profiler: "
+                         "its kernels' GPU times in DIR/torch-compile-prefill-MODEL-P.txt")
     ap.add_argument("--skip-decode", action="store_true",
                     help="no decode rows (--contexts ignored): parity, the torch baseline check and the prefill "
                          "rows only")

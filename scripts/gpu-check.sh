@@ -73,7 +73,8 @@
 # (16), CHECKS (a space-separated subset of the names above to run, e.g. CHECKS="parity memcheck";
 # default all),
 # BENCH_CONTEXTS ("512 4096"), BENCH_MODELS ("llama-3.2-1b"), BENCH_PREFILL (unset: no prefill rows),
-# BENCH_SKIP_DECODE (0), VARIANT_STEPS (64), VARIANT_WINDOW (unset), PREFILL_PARITY_TOKENS (unset:
+# BENCH_SKIP_DECODE (0), BENCH_PROFILE_PREFILL (0; 1: torch.compile's prefill kernels profiled, one
+# graph replay a prefill row, in torch-profile.txt), VARIANT_STEPS (64), VARIANT_WINDOW (unset), PREFILL_PARITY_TOKENS (unset:
 # T + T/4 for each model).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -420,6 +421,7 @@ if want benchmark; then
       *) PF=(--prefill-tokens $BENCH_PREFILL) ;;
     esac
     [ "${BENCH_SKIP_DECODE:-0}" = 1 ] && PF+=(--skip-decode)
+    [ "${BENCH_PROFILE_PREFILL:-0}" = 1 ] && PF+=(--profile-prefill "$W/bench/profile")
     run benchmark "$BLIM" python3 scripts/bench.py "${BM[@]}" \
       --mkrt "$G/mkrt-run" --out "$W/bench" --contexts ${BENCH_CONTEXTS:-512 4096} --seed "$SEED_1B" \
       --work "$W/bench-tmp" --deadline-s $((BLIM - 25)) "${PJ[@]}" "${PF[@]}"
@@ -427,6 +429,7 @@ if want benchmark; then
     D=$(last_line '^BENCH' "$W/logs/benchmark.log")
     [ $RC -eq 0 ] && record benchmark PASS "$ELAPSED" "$D" || record benchmark FAIL "$ELAPSED" "exit $RC: ${D:-see logs/benchmark.log}"
     cp "$W/bench/bench.json" "$W/bench/bench.md" "$OUT/" 2>/dev/null
+    [ -d "$W/bench/profile" ] && cat "$W/bench/profile"/*.txt > "$OUT/torch-profile.txt" 2>/dev/null
   fi
 fi
 # <<< end of the benchmark section
