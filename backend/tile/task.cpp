@@ -57,15 +57,21 @@ void TileGen::forEachElement(int64_t n, const std::function<V(V)>& value, const 
     forEachElement(n, [&](V i) { put(i, value(i)); });
     return;
   }
-  std::vector<std::pair<V, V>> done;
-  for (int64_t j = 0; j < full; ++j) {
-    V i = b_.CreateAdd(env_.tid, ci(j * T()));
-    done.emplace_back(i, value(i));
-  }
-  for (auto& [i, x] : done) put(i, x);
+  valuesThenPuts(env_.tid, full, value, put);
   if (n % T() == 0) return;
   V last = b_.CreateAdd(env_.tid, ci(full * T()));
   when(b_.CreateICmpULT(last, ci(n)), [&] { put(last, value(last)); });
+}
+
+// Elements first, first + T, ... (`rounds` of them): every value, then every put.
+void TileGen::valuesThenPuts(V first, int64_t rounds, const std::function<V(V)>& value,
+                             const std::function<void(V, V)>& put) {
+  std::vector<std::pair<V, V>> done;
+  for (int64_t j = 0; j < rounds; ++j) {
+    V i = b_.CreateAdd(first, ci(j * T()));
+    done.emplace_back(i, value(i));
+  }
+  for (auto& [i, x] : done) put(i, x);
 }
 
 // A statement's elements. Where its value reads global memory, past the straight-line rounds it
@@ -77,14 +83,7 @@ void TileGen::forEachStatementElement(int64_t n, const Expr* value, const std::f
   const int64_t full = n / T(), groups = full / kStraightRounds;
   if (groups < 2 || !value || !readsGlobal(*value)) return forEachElement(n, valueAt, put);
   const int64_t group = kStraightRounds * T();
-  loop(env_.tid, ci(groups * group), ci(group), [&](V first) {
-    std::vector<std::pair<V, V>> done;
-    for (int64_t j = 0; j < kStraightRounds; ++j) {
-      V i = b_.CreateAdd(first, ci(j * T()));
-      done.emplace_back(i, valueAt(i));
-    }
-    for (auto& [i, x] : done) put(i, x);
-  });
+  loop(env_.tid, ci(groups * group), ci(group), [&](V first) { valuesThenPuts(first, kStraightRounds, valueAt, put); });
   const int64_t rest = groups * group;
   forEachElement(n - rest, [&](V i) { return valueAt(b_.CreateAdd(i, ci(rest))); },
                  [&](V i, V x) { put(b_.CreateAdd(i, ci(rest)), x); });
@@ -94,6 +93,8 @@ bool TileGen::readsGlobal(const Expr& e) {
   if (e.kind == ExprKind::Load) return true;
   for (const auto& o : e.operands)
     if (o && readsGlobal(*o)) return true;
+  for (const auto& r : e.region)
+    if (r.start && readsGlobal(*r.start)) return true;
   return false;
 }
 

@@ -86,6 +86,7 @@ class TileGen {
   static constexpr int64_t kStraightRounds = 8;
   void forEachElement(int64_t n, const std::function<void(V)>& body);
   void forEachElement(int64_t n, const std::function<V(V)>& value, const std::function<void(V, V)>& put);
+  void valuesThenPuts(V first, int64_t rounds, const std::function<V(V)>& value, const std::function<void(V, V)>& put);
   void forEachStatementElement(int64_t n, const Expr* value, const std::function<V(V)>& valueAt,
                                const std::function<void(V, V)>& put);
   static bool readsGlobal(const Expr& e);

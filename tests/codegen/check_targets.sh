@@ -19,7 +19,7 @@
 # The Llama-3.2-1B and -8B configs are also built for an A100 (--gpu a100 --target sm_80, 163 KB
 # of shared memory a block) with the smaller prefill tiles of $A100_PREFILL (examples/llama.mk):
 # their defaults are the H200's. The 1B's sm_90 build takes the attention blocks of
-# target_prefill (its defaults are sm_90a's).
+# build_options (its defaults are sm_90a's).
 # ptxas is --ptxas PATH (`none`: behave as if there were none), else $MKDSL_PTXAS, else `ptxas`
 # on PATH, else /usr/local/cuda/bin/ptxas. Without it the ptxas
 # checks are skipped with a message, the others still run, and the exit status is 77 (ctest
@@ -37,8 +37,13 @@ mkdsl="" stdlib="$root/stdlib" targets="sm_90a sm_90 sm_80" big_ptxas=1 slow_ptx
 A100_PREFILL="--set prefill_rows=64 --set prefill_qkv_rows=64 --set short_rows=64"
 # and per config: the 1B's gate/up tasks of 128 x 256 need 176 KB at 64 rows.
 a100_prefill() { case $1 in llama_3_2_1b) echo "$A100_PREFILL --set prefill_ffn_cols=64 --set prefill_k_chunk=128" ;; *) echo "$A100_PREFILL" ;; esac; }
-# The 1B's 64-key attention blocks spill on sm_90 (its products on mma.sync): 32 there.
-target_prefill() { [[ $1 == llama_3_2_1b && $2 == sm_90 ]] && echo "--set prefill_keys=32"; }
+# The options a build of CONFIG for TARGET on GPU (empty: the target's own) takes: the A100's
+# tiles there; and the 1B's 64-key attention blocks spill on sm_90 (its products on mma.sync): 32.
+build_options() {
+  if [[ -n $3 ]]; then echo "--gpu $3 $(a100_prefill "$1")"
+  elif [[ $1 == llama_3_2_1b && $2 == sm_90 ]]; then echo "--set prefill_keys=32"
+  fi
+}
 programs=()
 while (($#)); do
   case $1 in
@@ -99,16 +104,14 @@ for prog in "${programs[@]}"; do
   for build in $builds; do
     t=${build%@*} gpu=""
     [[ $build == *@* ]] && gpu=${build#*@}
-    a100=$(a100_prefill "$config")
-    what="$label --target $t${gpu:+ --gpu $gpu $a100}"
-    [[ -z $gpu ]] && what+=$(target_prefill "$config" "$t" | sed 's/^./ &/')
+    opts=$(build_options "$config" "$t" "$gpu")
+    what="$label --target $t${opts:+ $opts}"
     out=$tmp/k.ptx
     meta=$tmp/k.meta.json
     rm -f "$out" "$meta"
     args=(build --stdlib "$stdlib" "$file" --emit=ptx --target "$t" -o "$out" --metadata "$meta")
     [[ -n $config ]] && args+=(--config "$config")
-    [[ -n $gpu ]] && args+=(--gpu "$gpu" $a100)
-    [[ -z $gpu ]] && args+=($(target_prefill "$config" "$t"))
+    args+=($opts)
     start=$(date +%s.%N)
     "$mkdsl" "${args[@]}" >"$tmp/mk.log" 2>&1
     rc=$?
