@@ -107,12 +107,14 @@ config llama_3_2_1b {
     /// the prefill projections (divides hidden, heads * head_dim and ffn). q/k/v tasks of 256 x 64
     /// (96, one an SM) read a third fewer operand bytes on the busiest SM than 384 of 128 x 32;
     /// with a K chunk of 64 (four copy stages in flight instead of two) the 512-token step went
-    /// 4.06 -> 3.60 ms, the q/k/v tiles alone 3.95 (H100, bench/results/2026-12-07-qkv).
-    prefill_qkv_rows = 256;
+    /// 4.06 -> 3.60 ms, the q/k/v tiles alone 3.95 (H100, bench/results/2026-12-07-qkv); tasks of
+    /// two whole heads over 128 rows (96 of 128 x 128) a fifth fewer again (bench/NOTES.md 40).
+    prefill_qkv_rows = 128;
     prefill_k_chunk = 64;
     /// Tuning: output columns per task of the prefill projections (multiples of the weights'
-    /// tile rows above): q/k/v rotation pairs (divides head_dim / 2), o and down, gate/up.
-    prefill_qkv_cols = 32;
+    /// tile rows above): q/k/v rotation pairs (dividing head_dim / 2, or whole heads: a multiple
+    /// of it), o and down, gate/up.
+    prefill_qkv_cols = 64;
     prefill_cols = 128;
     /// gate/up tasks of 128 x 256 read a quarter fewer operand bytes than 128 x 128: 4.42 ->
     /// 4.34 ms (H100, bench/results/2026-12-06-rows).

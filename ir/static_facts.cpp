@@ -72,6 +72,8 @@ int64_t StaticFacts::multipleOf(const Expr& e, int depth) const {
     case ExprKind::Binary:
       if (e.binary == BinaryOp::Add || e.binary == BinaryOp::Sub) return std::gcd(op(0), op(1));
       if (e.binary == BinaryOp::Mul) return std::min(op(0) * op(1), kLarge);
+      // a % c = a - c * (a / c): a multiple of what divides both (`t * 32 % 64` of 32).
+      if (e.binary == BinaryOp::Mod) return std::gcd(op(0), op(1));
       return 1;
     case ExprKind::Cast: return e.dtype == DType::I32 && !e.operands.empty() && e.operands[0] && e.operands[0]->dtype == DType::I32 ? op(0) : 1;
     default: return 1;

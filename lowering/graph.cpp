@@ -203,10 +203,30 @@ class TileLowering {
   ir::Block block(const ast::Block& b) {
     scopes_.emplace_back();
     ir::Block out;
-    for (const auto& s : b.stmts)
+    for (const auto& s : b.stmts) {
+      // An `if` on a compile-time condition leaves only its taken branch, in line: the backend
+      // plans tiles and the loader's streamed loads for the code that runs, and a loop under a
+      // kept `if` would not stream.
+      if (const ast::Block* taken = nullptr; constantIf(s.get(), taken)) {
+        if (taken)
+          for (auto& st : block(*taken)) out.push_back(std::move(st));
+        continue;
+      }
       if (auto st = stmt(s.get())) out.push_back(std::move(st));
+    }
     scopes_.pop_back();
     return out;
+  }
+
+  // Whether s is an `if` whose condition is known at compile time; `taken` is then the branch
+  // that runs (null: none).
+  bool constantIf(const ast::Stmt* s, const ast::Block*& taken) {
+    if (s->kind != ast::StmtKind::If) return false;
+    auto* i = as<ast::IfStmt>(s);
+    const Ty& c = typeOf(i->cond.get());
+    if (c.kind != TyKind::Bool || !c.boolValue) return false;
+    taken = *c.boolValue ? &i->then : i->otherwise ? &*i->otherwise : nullptr;
+    return true;
   }
 
   ir::StmtPtr newStmt(ir::StmtKind k, SourceRange r) {

@@ -288,3 +288,32 @@ TEST_CASE("prefill: a short prefill step gives a long one's logits and cache row
           for (int64_t d = 0; d < Dh; ++d) CHECK(sc[size_t((h * S + p) * Dh + d)] == lc[size_t((h * S + p) * Dh + d)]);
     }
 }
+
+TEST_CASE("prefill: q/k/v tasks of whole heads give the rotation-pair tasks' logits and caches, bit for bit") {
+  // std.rope's qkv_rope_append_rows with BN a multiple of head_dim / 2 (two whole heads a task,
+  // one product over their contiguous weight rows) against BN = head_dim / 2 (a head a task, its
+  // halves in two products): every output is the same sum in the same order, so the same bits.
+  const std::string llama = kRoot + "/examples/llama.mk";
+  const ir::Megakernel pairsMk = buildKernel(llama, "tiny", {}, 0, "prefill");
+  const ir::Megakernel headsMk = buildKernel(llama, "tiny", {{"prefill_qkv_cols", "16"}}, 0, "prefill");
+  const PrefillIo pio = prefillIo(pairsMk), hio = prefillIo(headsMk);
+  interp::Interpreter pairs(pairsMk), heads(headsMk);
+  pairs.randomWeights(5);
+  heads.randomWeights(5);
+  heads.setCheckAccesses(true);
+  std::vector<int> tokens;
+  for (int i = 0; i < 40; ++i) tokens.push_back((i * 53 + 11) % 256);
+  // Two chunks: the second one's rows at positions 32.. (a nonzero pos0 in the rotation).
+  for (int c = 0; c < 2; ++c) {
+    const std::vector<int> part(tokens.begin() + 32 * c, tokens.begin() + std::min<int>(40, 32 * (c + 1)));
+    const ChunkResult p = prefill(pairs, pio, part, 32 * c, 3);
+    const ChunkResult h = prefill(heads, hio, part, 32 * c, 3);
+    CHECK(h.logits == p.logits);
+    CHECK(h.next == p.next);
+  }
+  for (const auto& t : pairsMk.graph.tensors)
+    if (t.kind == ir::Tensor::State) {
+      CAPTURE(t.name);
+      CHECK(heads.tensor(tensorNamed(headsMk, t.name)) == pairs.tensor(t.id));
+    }
+}

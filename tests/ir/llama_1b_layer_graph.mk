@@ -73,12 +73,10 @@
 // CHECK:   } else {
 // CHECK:     let i2: f32[16] = cast<f32>((iota(16) + j * 16) * 2)
 // CHECK:     let inv_freq: f32[16] = 1.0 / pow(5e+05, i2 / 64)
-// CHECK:     if true {
-// CHECK:       let wavelen: f32[16] = 6.283185307179586 / inv_freq
-// CHECK:       let smooth: f32[16] = (8192.0 / wavelen - 1.0) / 3.0
-// CHECK:       let medium: f32[16] = (1.0 - smooth) * inv_freq / 32.0 + smooth * inv_freq
-// CHECK:       inv_freq = select(wavelen < 2048.0, inv_freq, select(wavelen > 8192.0, inv_freq / 32.0, medium))
-// CHECK:     }
+// CHECK:     let wavelen: f32[16] = 6.283185307179586 / inv_freq
+// CHECK:     let smooth: f32[16] = (8192.0 / wavelen - 1.0) / 3.0
+// CHECK:     let medium: f32[16] = (1.0 - smooth) * inv_freq / 32.0 + smooth * inv_freq
+// CHECK:     inv_freq = select(wavelen < 2048.0, inv_freq, select(wavelen > 8192.0, inv_freq / 32.0, medium))
 // CHECK:     let angle: f32[16] = cast<f32>(pos) * inv_freq
 // CHECK:     let c: f32[16] = cos(angle)
 // CHECK:     let s: f32[16] = sin(angle)

@@ -95,12 +95,6 @@
 // CHECK:   } else {
 // CHECK:     let i2: f32[8] = cast<f32>((iota(8) + j * 8) * 2)
 // CHECK:     let inv_freq: f32[8] = 1.0 / pow(5e+05, i2 / 16)
-// CHECK:     if false {
-// CHECK:       let wavelen: f32[8] = 6.283185307179586 / inv_freq
-// CHECK:       let smooth: f32[8] = (8192.0 / wavelen - 1.0) / 3.0
-// CHECK:       let medium: f32[8] = (1.0 - smooth) * inv_freq / 1.0 + smooth * inv_freq
-// CHECK:       inv_freq = select(wavelen < 2048.0, inv_freq, select(wavelen > 8192.0, inv_freq / 1.0, medium))
-// CHECK:     }
 // CHECK:     let angle: f32[8] = cast<f32>(pos) * inv_freq
 // CHECK:     let c: f32[8] = cos(angle)
 // CHECK:     let s: f32[8] = sin(angle)
