@@ -291,11 +291,12 @@ TEST_CASE("prefill: a short prefill step gives a long one's logits and cache row
 
 TEST_CASE("prefill: q/k/v tasks of whole heads give the rotation-pair tasks' logits and caches, bit for bit") {
   // std.rope's qkv_rope_append_rows with BN a multiple of head_dim / 2 (two whole heads a task,
-  // one product over their contiguous weight rows) against BN = head_dim / 2 (a head a task, its
-  // halves in two products): every output is the same sum in the same order, so the same bits.
+  // one product over their contiguous weight rows) against BN = head_dim / 4 (half a head a task,
+  // its halves' pairs in two products): every output is the same sum in the same order, so the
+  // same bits. (The tiny config's q/k/v weight in tiles of 4 rows, so that a task can hold 4 pairs.)
   const std::string llama = kRoot + "/examples/llama.mk";
-  const ir::Megakernel pairsMk = buildKernel(llama, "tiny", {}, 0, "prefill");
-  const ir::Megakernel headsMk = buildKernel(llama, "tiny", {{"prefill_qkv_cols", "16"}}, 0, "prefill");
+  const ir::Megakernel pairsMk = buildKernel(llama, "tiny", {{"qkv_rows", "4"}, {"prefill_qkv_cols", "4"}}, 0, "prefill");
+  const ir::Megakernel headsMk = buildKernel(llama, "tiny", {{"qkv_rows", "4"}, {"prefill_qkv_cols", "16"}}, 0, "prefill");
   const PrefillIo pio = prefillIo(pairsMk), hio = prefillIo(headsMk);
   interp::Interpreter pairs(pairsMk), heads(headsMk);
   pairs.randomWeights(5);
