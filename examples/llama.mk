@@ -108,7 +108,9 @@ config llama_3_2_1b {
     /// (96, one an SM) read a third fewer operand bytes on the busiest SM than 384 of 128 x 32;
     /// with a K chunk of 64 (four copy stages in flight instead of two) the 512-token step went
     /// 4.06 -> 3.60 ms, the q/k/v tiles alone 3.95 (H100, bench/results/2026-12-07-qkv); tasks of
-    /// two whole heads over 128 rows (96 of 128 x 128) a fifth fewer again (bench/NOTES.md 40).
+    /// two whole heads over 128 rows (96 of 128 x 128) read a fifth fewer again: the step 3.24-3.26
+    /// ms, against 3.30-3.31 for the previous tiles in an earlier run (H100,
+    /// bench/results/2026-12-07-heads).
     prefill_qkv_rows = 128;
     prefill_k_chunk = 64;
     /// Tuning: output columns per task of the prefill projections (multiples of the weights'
