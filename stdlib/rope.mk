@@ -124,8 +124,8 @@ op qkv_rope_append_rows<N, K, KVH, S, Dh, T, R = 16, C = 512, BN = R, BT = 16, K
     static_assert(K % KC == 0, "qkv_rope_append_rows: the K chunk KC must divide K");
     static_assert(T % BT == 0, "qkv_rope_append_rows: the row block BT must divide T");
     static_assert(T <= S, "qkv_rope_append_rows: a chunk of T rows must fit the cache");
-    // Written as multiples of HP and BN: the backend streams a product's weight rows from a start
-    // it knows to be a multiple of the tile rows.
+    // The first head and pair, as multiples of HP and BN: the backend runs a K loop's copies ahead
+    // only from starts it can show keep them aligned (bench/NOTES.md 40).
     let h0 = t / NP * HP;
     let p0 = t % NP * BN;
     let r0 = b * BT;
