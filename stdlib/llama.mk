@@ -79,8 +79,8 @@ fn llama_head<V, D, R = 16, C = 512, eps: float = 1e-5>(x: f32[D], norm: bf16[D]
 /// The same weights, layouts and tuning as `llama_block` (`NS` and `AC` are decode-only); `BT`
 /// rows per task (`BTQ` for q/k/v, BT by default) and `KC` K chunk of every projection (BT and BTQ
 /// must divide T, KC every K); the output columns per task of the q/k/v, o, gate/up and down
-/// projections `BNQ`, `BNO`, `BNF` and `BND` (multiples of the weight's tile rows; BNQ divides
-/// Dh / 2); and `BQ` queries, `BK` keys per attention block (BQ must divide T, BK must divide S);
+/// projections `BNQ`, `BNO`, `BNF` and `BND` (multiples of the weight's tile rows; BNQ, rotation
+/// pairs, divides Dh / 2 or is a multiple of it: whole heads, std.rope); and `BQ` queries, `BK` keys per attention block (BQ must divide T, BK must divide S);
 /// o and down in `SK` parts of K (std.linear's `linear_partial_rows`: SK * KC must divide their
 /// K), summed into the residual stream by the norms after them, `NR` rows per task. Products run
 /// on the tensor cores with bf16 operands: the normalised rows and the attention probabilities
