@@ -197,7 +197,9 @@ config tiny : llama_3_2_1b {
     down_chunk = 64;
     lm_head_chunk = 64;
     attn_splits = 2;
-    attn_chunk = 16;
+    /// 16 spilled 4 bytes on sm_80 in the prefill steps, whose last layer runs decode's
+    /// attention for its last row (a 512-thread block: 128 registers a thread).
+    attn_chunk = 32;
     chunk = 32;
     prefill_rows = 16;
     prefill_qkv_rows = 16;
@@ -280,18 +282,19 @@ step decode(token: i32, pos: i32) -> (logits: f32[vocab], next: i32) {
     return (lg, nx);
 }
 
-/// Every layer over a chunk of T prompt tokens at positions pos0 .. pos0 + T - 1, appending their
-/// k and v to the caches: the hidden rows the prefill steps finish from. Tuning per step: `BT`
-/// rows per projection task (`BTQ` for q/k/v), the K chunk `KC`, q/k/v rotation pairs per task
-/// `BNQ`, o and down in `SK` parts of K, `BQ` queries per attention block.
-fn prefill_layers<T, BT, BTQ, KC, BNQ, SK, BQ>(tokens: i32[T], pos0: i32) -> f32[T, hidden] {
+/// The first L layers over a chunk of T prompt tokens at positions pos0 .. pos0 + T - 1,
+/// appending their k and v to the caches: the hidden rows x and, normalised by layer L's input
+/// norm, xn (when L is `layers`, by the last layer's own: unused, as the head normalises the rows
+/// it reads). Tuning per
+/// step: `BT` rows per projection task (`BTQ` for q/k/v), the K chunk `KC`, q/k/v rotation pairs
+/// per task `BNQ`, o and down in `SK` parts of K, `BQ` queries per attention block.
+fn prefill_layers<T, L, BT, BTQ, KC, BNQ, SK, BQ>(tokens: i32[T], pos0: i32) -> (x: f32[T, hidden], xn: bf16[T, hidden]) {
     // One task per token: 64-column tasks (the stdlib's default) made 16384 tasks of a
     // microsecond each for a 512-token chunk of the 1B (3% of its prefill step).
     var x: f32[T, hidden] = embed_rows(embed_tokens, tokens, C = hidden);
     var xn: bf16[T, hidden] = rmsnorm_rows(x, layer[0].input_norm, BR = prefill_norm_rows, eps = rms_eps);
-    for l in 0 .. layers {
-        // Each layer ends with the next one's input norm (the last with its own, unused: the
-        // head normalises the one row it reads).
+    for l in 0 .. L {
+        // Each layer ends with the next one's input norm (the last layer with its own).
         let (y, yn) = llama_block_prefill(x, xn, pos0,
             layer[l].qkv, layer[l].k_cache, layer[l].v_cache,
             layer[l].o_proj, layer[l].post_norm, layer[l].gate_up, layer[l].down,
@@ -304,23 +307,38 @@ fn prefill_layers<T, BT, BTQ, KC, BNQ, SK, BQ>(tokens: i32[T], pos0: i32) -> f32
         x = y;
         xn = yn;
     }
-    return x;
+    return (x, xn);
+}
+
+/// A chunk of prompt tokens into the caches, and the logits and greedy next token of its row
+/// `last`: every layer but the last over the chunk, then the last layer's k and v for every row
+/// and the rest of it for row `last` alone (std.llama's `llama_block_prefill_last`), the head on
+/// that row. Tuning as `prefill_layers`.
+fn prefill_last_row<T, BT, BTQ, KC, BNQ, SK, BQ>(tokens: i32[T], pos0: i32, last: i32) -> (logits: f32[vocab], next: i32) {
+    let (x, xn) = prefill_layers(tokens, pos0, L = layers - 1, BT = BT, BTQ = BTQ, KC = KC, BNQ = BNQ, SK = SK, BQ = BQ);
+    let h = llama_block_prefill_last(x, xn, pos0, last,
+        layer[layers - 1].qkv, layer[layers - 1].k_cache, layer[layers - 1].v_cache,
+        layer[layers - 1].o_proj, layer[layers - 1].post_norm, layer[layers - 1].gate_up,
+        layer[layers - 1].down,
+        BTQ = BTQ, KC = KC, BNQ = BNQ, NS = attn_splits, AC = attn_chunk, eps = rms_eps,
+        theta = rope_theta, rope_factor = rope_factor, rope_low = rope_low_freq,
+        rope_high = rope_high_freq, rope_orig = rope_orig_ctx);
+    let (lg, nx) = llama_head(h, final_norm, lm_head, eps = rms_eps);
+    return (lg, nx);
 }
 
 /// One prefill step: a chunk of prompt tokens (pos0 + chunk at most max_seq) into the caches,
 /// and the logits and greedy next token of row `last` (the last real token of a partial chunk;
 /// later rows are padding, and their cache rows are overwritten by the decode steps after it).
 step prefill(tokens: i32[chunk], pos0: i32, last: i32) -> (logits: f32[vocab], next: i32) {
-    let x = prefill_layers(tokens, pos0, BT = prefill_rows, BTQ = prefill_qkv_rows, KC = prefill_k_chunk, BNQ = prefill_qkv_cols, SK = prefill_splits, BQ = prefill_queries);
-    let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
+    let (lg, nx) = prefill_last_row(tokens, pos0, last, BT = prefill_rows, BTQ = prefill_qkv_rows, KC = prefill_k_chunk, BNQ = prefill_qkv_cols, SK = prefill_splits, BQ = prefill_queries);
     return (lg, nx);
 }
 
 /// `prefill` over a chunk of `short_chunk` tokens: for a short prompt, or the rest of a long one,
 /// that it holds (the runtime takes the shortest prefill step that holds what is left).
 step prefill_short(tokens: i32[short_chunk], pos0: i32, last: i32) -> (logits: f32[vocab], next: i32) {
-    let x = prefill_layers(tokens, pos0, BT = short_rows, BTQ = short_rows, KC = short_k_chunk, BNQ = short_qkv_cols, SK = short_splits, BQ = short_queries);
-    let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
+    let (lg, nx) = prefill_last_row(tokens, pos0, last, BT = short_rows, BTQ = short_rows, KC = short_k_chunk, BNQ = short_qkv_cols, SK = short_splits, BQ = short_queries);
     return (lg, nx);
 }
 
@@ -329,7 +347,7 @@ step prefill_short(tokens: i32[short_chunk], pos0: i32, last: i32) -> (logits: f
 /// small model.
 step prefill_logits(tokens: i32[chunk], pos0: i32, last: i32)
     -> (logits: f32[vocab], next: i32, row_logits: f32[chunk, vocab]) {
-    let x = prefill_layers(tokens, pos0, BT = prefill_rows, BTQ = prefill_qkv_rows, KC = prefill_k_chunk, BNQ = prefill_qkv_cols, SK = prefill_splits, BQ = prefill_queries);
+    let (x, xn0) = prefill_layers(tokens, pos0, L = layers, BT = prefill_rows, BTQ = prefill_qkv_rows, KC = prefill_k_chunk, BNQ = prefill_qkv_cols, SK = prefill_splits, BQ = prefill_queries);
     let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
     let xn = rmsnorm_rows(x, final_norm, eps = rms_eps);
     let rows = lm_head_logits_rows(lm_head, xn, BT = prefill_rows, KC = prefill_k_chunk);

@@ -28,3 +28,19 @@ op take_row<T, D, C = 64>(x: f32[T, D], r: i32) -> y: f32[D]
     static_assert(D % C == 0, "take_row: the column chunk C must divide D");
     store y[t * C : +C] = load x[r, t * C : +C];
 }
+
+/// `take_row` of a bf16 matrix: a prefill's last real row of the rotated queries, for the decode
+/// attention of that row alone. `r` must be in [0, T).
+/// Tuning: `C` (columns per task) must divide D.
+op take_row_bf16<T, D, C = 64>(x: bf16[T, D], r: i32) -> y: bf16[D]
+    tasks t in D / C {
+    static_assert(D % C == 0, "take_row_bf16: the column chunk C must divide D");
+    store y[t * C : +C] = load x[r, t * C : +C];
+}
+
+/// The position of a chunk's row `r` when its first row is at `pos0`: `p = pos0 + r` (a prefill
+/// row's position for an op of one token).
+op row_position(pos0: i32, r: i32) -> p: i32
+    tasks t in 1 {
+    store p = pos0 + r;
+}

@@ -53,6 +53,24 @@ fn llama_block<D, QD, KVH, S, Dh, F,
     let q = qkv_rope_append(w_qkv, attn_norm, x, pos, k_cache, v_cache, eps = eps,
         theta = theta, rope_factor = rope_factor, rope_low = rope_low,
         rope_high = rope_high, rope_orig = rope_orig);
+    let y = llama_block_after_qkv(x, q, pos, k_cache, v_cache, w_o, mlp_norm, w_gate_up, w_down,
+        NS = NS, AC = AC, eps = eps);
+    return y;
+}
+
+/// `llama_block` from its rotated query on: the attention of q (position `pos`, whose k and v are
+/// in the caches already) and the MLP, for the token whose hidden state is x. The decode layer's
+/// second part, and a prefill's last layer for the one row the head reads
+/// (`llama_block_prefill_last`). Tuning as `llama_block`'s.
+fn llama_block_after_qkv<D, QD, KVH, S, Dh, F,
+    RO = 16, RF = 16, RD = 16, CO = 512, CF = 512, CD = 512, NS = 4, AC = 64, eps: float = 1e-5>(
+    x: f32[D], q: bf16[QD], pos: i32,
+    k_cache: bf16[KVH, S, Dh],
+    v_cache: bf16[KVH, S, Dh],
+    w_o: bf16[D, QD] tiled(RO, CO),
+    mlp_norm: bf16[D],
+    w_gate_up: bf16[2 * F, D] tiled(RF, CF),
+    w_down: bf16[D, F] tiled(RD, CD)) -> f32[D] {
     let (pm, pl, pacc) = attention_partial(q, k_cache, v_cache, pos, NS = NS, C = AC);
     let a = attention_combine(pm, pl, pacc);
     let h = matvec_residual(w_o, a, x);
@@ -111,6 +129,36 @@ fn llama_block_prefill<T, D, QD, KVH, S, Dh, F,
     let pd = linear_partial_rows(w_down, act, S = SK, BN = BND, BT = BT, KC = KC);
     let (y, yn) = residual_rmsnorm_rows(pd, h, next_norm, BR = NR, eps = eps);
     return (y, yn);
+}
+
+/// A prefill's last layer when only row `last` goes on, to the head: every row's k and v into the
+/// caches, as `llama_block_prefill` appends them, then the rest of the layer for row `last` alone,
+/// as the decode step runs it (`llama_block_after_qkv` at position pos0 + last, from that row's
+/// rotated query and residual stream). The other rows' outputs would be read by nothing, so they
+/// are not computed. Returns row `last`'s hidden state. Tuning: the q/k/v tasks' as
+/// `llama_block_prefill`'s (`BTQ`, `KC`, `BNQ`), the rest as `llama_block`'s (`NS`, `AC`).
+fn llama_block_prefill_last<T, D, QD, KVH, S, Dh, F,
+    RQ = 16, RO = 16, RF = 16, RD = 16, CQ = 512, CO = 512, CF = 512, CD = 512,
+    BTQ = 16, KC = 64, BNQ = RQ, NS = 4, AC = 64, eps: float = 1e-5, theta: float = 500000.0,
+    rope_factor: float = 1.0, rope_low: float = 1.0, rope_high: float = 4.0,
+    rope_orig: float = 8192.0>(
+    x: f32[T, D], xn: bf16[T, D], pos0: i32, last: i32,
+    w_qkv: bf16[QD + 2 * KVH * Dh, D] tiled(RQ, CQ),
+    k_cache: inout bf16[KVH, S, Dh],
+    v_cache: inout bf16[KVH, S, Dh],
+    w_o: bf16[D, QD] tiled(RO, CO),
+    mlp_norm: bf16[D],
+    w_gate_up: bf16[2 * F, D] tiled(RF, CF),
+    w_down: bf16[D, F] tiled(RD, CD)) -> f32[D] {
+    let q = qkv_rope_append_rows(w_qkv, xn, pos0, k_cache, v_cache, BN = BNQ, BT = BTQ, KC = KC,
+        theta = theta, rope_factor = rope_factor, rope_low = rope_low,
+        rope_high = rope_high, rope_orig = rope_orig);
+    let q_last = take_row_bf16(q, last);
+    let x_last = take_row(x, last);
+    let pos = row_position(pos0, last);
+    let y = llama_block_after_qkv(x_last, q_last, pos, k_cache, v_cache, w_o, mlp_norm,
+        w_gate_up, w_down, NS = NS, AC = AC, eps = eps);
+    return y;
 }
 
 /// The head after a prefill: `llama_head` on row `last` of x (the chunk's last real token: a

@@ -289,6 +289,46 @@ TEST_CASE("prefill: a short prefill step gives a long one's logits and cache row
     }
 }
 
+TEST_CASE("prefill: the last layer for the last row alone gives every row's caches bit for bit") {
+  // examples/llama.mk's `prefill` runs its last layer's k and v for every row (the same op as
+  // prefill_logits) and the rest of that layer for row `last` alone, as decode runs it: the same
+  // caches, bit for bit, and that row's logits within the gate of decode's f32 arithmetic beside
+  // the prefill's bf16 operands (the header). Another row's hidden state would be far off it.
+  const std::string llama = kRoot + "/examples/llama.mk";
+  const ir::Megakernel lastMk = buildKernel(llama, "tiny", {}, 0, "prefill");
+  const ir::Megakernel allMk = buildKernel(llama, "tiny", {}, 0, "prefill_logits");
+  const ir::Megakernel decMk = buildKernel(llama, "tiny", {}, 0, "decode");
+  const PrefillIo lio = prefillIo(lastMk), aio = prefillIo(allMk);
+  REQUIRE(lio.chunk == 32);
+  interp::Interpreter lastRow(lastMk), every(allMk), dec(decMk);
+  lastRow.randomWeights(11);
+  every.randomWeights(11);
+  dec.randomWeights(11);
+  lastRow.setCheckAccesses(true);
+  const Io dio = findIo(decMk);
+  std::vector<int> tokens;
+  for (int i = 0; i < 39; ++i) tokens.push_back((i * 37 + 5) % 256);
+  std::vector<std::vector<float>> decoded;
+  for (int p = 0; p < int(tokens.size()); ++p) decoded.push_back(decode(dec, dio, tokens[size_t(p)], p, uint64_t(p)));
+  // A whole chunk, then a partial one (7 real rows).
+  for (int p0 = 0; p0 < int(tokens.size()); p0 += lio.chunk) {
+    const int n = std::min(lio.chunk, int(tokens.size()) - p0);
+    const std::vector<int> chunk(tokens.begin() + p0, tokens.begin() + p0 + n);
+    const ChunkResult l = prefill(lastRow, lio, chunk, p0, 3);
+    const ChunkResult a = prefill(every, aio, chunk, p0, 3);
+    CAPTURE(p0);
+    CHECK(mkref::rel_l2(l.logits, a.logits) <= 1e-2);
+    CHECK(mkref::rel_l2(l.logits, decoded[size_t(p0 + n - 1)]) <= 1e-2);
+    CHECK(mkref::rel_l2(l.logits, a.rows.at(size_t(n - 2))) > 1e-1);
+    CHECK(l.next == mkref::argmax(l.logits));
+    for (const auto& t : allMk.graph.tensors)
+      if (t.kind == ir::Tensor::State) {
+        CAPTURE(t.name);
+        CHECK(lastRow.tensor(tensorNamed(lastMk, t.name)) == every.tensor(t.id));
+      }
+  }
+}
+
 TEST_CASE("prefill: q/k/v tasks of whole heads give the rotation-pair tasks' logits and caches, bit for bit") {
   // std.rope's qkv_rope_append_rows with BN a multiple of head_dim / 2 (two whole heads a task,
   // one product over their contiguous weight rows) against BN = head_dim / 4 (half a head a task,
