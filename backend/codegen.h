@@ -81,6 +81,8 @@ struct TaskEnv {
 struct TaskArgs {
   std::vector<llvm::Value*> params;
   std::vector<llvm::Value*> index;  // i32 task indices
+  // Scalar parameters bound to rank-0 tensors (their index, their address): loaded after the waits.
+  std::vector<std::pair<size_t, llvm::Value*>> tensorScalars;
 };
 
 enum class Side { Compute, Loader };

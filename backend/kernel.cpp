@@ -538,12 +538,10 @@ class KernelBuilder {
         continue;
       }
       if (v.scalarKinds[p] == ir::ScalarArg::Tensor) {
-        // A rank-0 tensor's value, converted to the parameter's kind of number.
-        DType sd = v.scalarTensorDtypes[p];
-        V x = loadStorage(b, sd, arenaPtr());
-        if (isFloat(sd) && !isFloat(par.dtype)) x = target_.floatToInt(b, x);
-        else if (!isFloat(sd) && isFloat(par.dtype)) x = b.CreateSIToFP(x, b.getFloatTy());
-        a.params.push_back(x);
+        // A rank-0 tensor's value: an op of this step writes it, so it is read after the task's
+        // waits (loadTensorScalars), not here, where the loads are issued before them.
+        a.tensorScalars.emplace_back(p, arenaPtr());
+        a.params.push_back(nullptr);
         continue;
       }
       // Constants and step inputs arrive as 32 bits (a float's bits for float parameters).
@@ -554,6 +552,21 @@ class KernelBuilder {
     for (size_t d = 0; d < v.func->taskGrid.size(); ++d)
       a.index.push_back(b.CreateLoad(i32, b.CreateGEP(i32, rec, b.getInt32(uint32_t(4 + d)))));
     return a;
+  }
+
+  // The rank-0 tensors' values among the task's scalar parameters, converted to the parameters'
+  // kinds of number.
+  void loadTensorScalars(Code& k, const Variant& v, TaskArgs& a) {
+    Builder& b = k.b;
+    for (auto& [p, ptr] : a.tensorScalars) {
+      const DType sd = v.scalarTensorDtypes[p];
+      const ir::Param& par = v.func->params[p];
+      V x = loadStorage(b, sd, ptr);
+      if (isFloat(sd) && !isFloat(par.dtype)) x = target_.floatToInt(b, x);
+      else if (!isFloat(sd) && isFloat(par.dtype)) x = b.CreateSIToFP(x, b.getFloatTy());
+      a.params[p] = x;
+    }
+    a.tensorScalars.clear();
   }
 
   // Dispatch: one case per variant, its code emitted once. `ready` (compute side) emits the
@@ -581,6 +594,7 @@ class KernelBuilder {
       V here = target_.threadIdHere(b);
       k.env.tid = side == Side::Loader ? b.CreateSub(here, b.getInt32(uint32_t(k.shape.computeThreads))) : here;
       if (ready) ready();
+      loadTensorScalars(k, v, a);
       int64_t peak = 0;
       k.env.tilePeak = &peak;
       emitTask(k.env, v, a, side);
