@@ -285,9 +285,9 @@ step decode(token: i32, pos: i32) -> (logits: f32[vocab], next: i32) {
 /// The first L layers over a chunk of T prompt tokens at positions pos0 .. pos0 + T - 1,
 /// appending their k and v to the caches: the hidden rows x and, normalised by layer L's input
 /// norm, xn (when L is `layers`, by the last layer's own: unused, as the head normalises the rows
-/// it reads). Tuning per
-/// step: `BT` rows per projection task (`BTQ` for q/k/v), the K chunk `KC`, q/k/v rotation pairs
-/// per task `BNQ`, o and down in `SK` parts of K, `BQ` queries per attention block.
+/// it reads). Tuning per step: `BT` rows per projection task (`BTQ` for q/k/v), the K chunk `KC`,
+/// q/k/v rotation pairs per task `BNQ`, o and down in `SK` parts of K, `BQ` queries per attention
+/// block.
 fn prefill_layers<T, L, BT, BTQ, KC, BNQ, SK, BQ>(tokens: i32[T], pos0: i32) -> (x: f32[T, hidden], xn: bf16[T, hidden]) {
     // One task per token: 64-column tasks (the stdlib's default) made 16384 tasks of a
     // microsecond each for a 512-token chunk of the 1B (3% of its prefill step).
@@ -347,7 +347,7 @@ step prefill_short(tokens: i32[short_chunk], pos0: i32, last: i32) -> (logits: f
 /// small model.
 step prefill_logits(tokens: i32[chunk], pos0: i32, last: i32)
     -> (logits: f32[vocab], next: i32, row_logits: f32[chunk, vocab]) {
-    let (x, xn0) = prefill_layers(tokens, pos0, L = layers, BT = prefill_rows, BTQ = prefill_qkv_rows, KC = prefill_k_chunk, BNQ = prefill_qkv_cols, SK = prefill_splits, BQ = prefill_queries);
+    let (x, xn_unused) = prefill_layers(tokens, pos0, L = layers, BT = prefill_rows, BTQ = prefill_qkv_rows, KC = prefill_k_chunk, BNQ = prefill_qkv_cols, SK = prefill_splits, BQ = prefill_queries);
     let (lg, nx) = llama_head_prefill(x, last, final_norm, lm_head, eps = rms_eps);
     let xn = rmsnorm_rows(x, final_norm, eps = rms_eps);
     let rows = lm_head_logits_rows(lm_head, xn, BT = prefill_rows, KC = prefill_k_chunk);
