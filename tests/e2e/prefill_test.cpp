@@ -121,6 +121,15 @@ void copyCaches(const interp::Interpreter& from, interp::Interpreter& to) {
   REQUIRE(copied == 4);  // k and v of 2 layers
 }
 
+// Every KV cache of `b` equals `a`'s bit for bit (the two programs name them alike).
+void checkSameCaches(const interp::Interpreter& a, const interp::Interpreter& b) {
+  for (const auto& t : a.megakernel().graph.tensors)
+    if (t.kind == ir::Tensor::State) {
+      CAPTURE(t.name);
+      CHECK(b.tensor(tensorNamed(b.megakernel(), t.name)) == a.tensor(t.id));
+    }
+}
+
 }  // namespace
 
 TEST_CASE("prefill: every position's logits against decode and transformers float32, in two chunks") {
@@ -247,11 +256,7 @@ TEST_CASE("prefill: the prefill step is prefill_logits without the rows' logits,
     CHECK(l.logits == a.logits);
     CHECK(l.next == a.next);
   }
-  for (const auto& t : prefillKernel().graph.tensors)
-    if (t.kind == ir::Tensor::State) {
-      CAPTURE(t.name);
-      CHECK(last.tensor(tensorNamed(prefillOnlyKernel(), t.name)) == all.tensor(t.id));
-    }
+  checkSameCaches(all, last);
 }
 
 TEST_CASE("prefill: a short prefill step gives a long one's logits and cache rows, bit for bit") {
@@ -321,11 +326,7 @@ TEST_CASE("prefill: the last layer for the last row alone gives every row's cach
     CHECK(mkref::rel_l2(l.logits, decoded[size_t(p0 + n - 1)]) <= 1e-2);
     CHECK(mkref::rel_l2(l.logits, a.rows.at(size_t(n - 2))) > 1e-1);
     CHECK(l.next == mkref::argmax(l.logits));
-    for (const auto& t : allMk.graph.tensors)
-      if (t.kind == ir::Tensor::State) {
-        CAPTURE(t.name);
-        CHECK(lastRow.tensor(tensorNamed(lastMk, t.name)) == every.tensor(t.id));
-      }
+    checkSameCaches(every, lastRow);
   }
 }
 
@@ -352,9 +353,5 @@ TEST_CASE("prefill: q/k/v tasks of whole heads give the rotation-pair tasks' log
     CHECK(h.logits == p.logits);
     CHECK(h.next == p.next);
   }
-  for (const auto& t : pairsMk.graph.tensors)
-    if (t.kind == ir::Tensor::State) {
-      CAPTURE(t.name);
-      CHECK(heads.tensor(tensorNamed(headsMk, t.name)) == pairs.tensor(t.id));
-    }
+  checkSameCaches(pairs, heads);
 }
